@@ -1,0 +1,31 @@
+# `make demo` and `make test` work on a fresh machine with Python 3.9+ and PyPI.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test verify-demo docs bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+demo: $(VENV)/.installed-demo
+	@echo "== tflint-perf check examples/  (exit status 1 means: findings shown)"
+	-$(BIN)/tflint-perf check examples/
+
+test: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest -q
+
+docs: $(VENV)/.installed-demo
+	$(BIN)/python -m tflint_perf.docs
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -1,0 +1,207 @@
+"""Output formats: text, json, github (workflow annotations), sarif."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from typing import IO, List, Sequence
+
+from tflint_perf import __version__
+from tflint_perf.rule import SAFE, Finding
+
+FORMATS = ("text", "json", "github", "sarif")
+HOMEPAGE = "https://pypi.org/project/tflint-perf/"
+
+
+def finding_to_dict(f: Finding) -> dict:
+    out = {
+        "path": f.path,
+        "line": f.line,
+        "column": f.column,
+        "end_line": f.end_line,
+        "end_column": f.end_column,
+        "code": f.code,
+        "name": f.name,
+        "message": f.message,
+        "fix": None,
+    }
+    if f.fix is not None:
+        out["fix"] = {
+            "safety": f.fix.safety,
+            "message": f.fix.message,
+            "edits": [
+                {
+                    "line": e.line,
+                    "column": e.column + 1,
+                    "end_line": e.end_line,
+                    "end_column": e.end_column + 1,
+                    "content": e.content,
+                }
+                for e in f.fix.edits
+            ],
+        }
+    out.update(f.extra)
+    return out
+
+
+class _Style:
+    def __init__(self, color: bool) -> None:
+        self.color = color
+
+    def __call__(self, text: str, code: str) -> str:
+        return f"\033[{code}m{text}\033[0m" if self.color else text
+
+
+def display_location(f: Finding) -> str:
+    """``path:line:col``; notebook findings say which cell."""
+    cell = f.extra.get("cell")
+    if cell is not None:
+        return f"{f.path}:cell {cell}:{f.extra.get('cell_line', f.line)}:{f.column}"
+    return f"{f.path}:{f.line}:{f.column}"
+
+
+def write_text(
+    findings: Sequence[Finding],
+    out: IO[str],
+    color: bool = False,
+    unsafe_fixes: bool = False,
+    statistics: bool = False,
+    quiet: bool = False,
+    fixed: int = 0,
+) -> None:
+    style = _Style(color)
+    if statistics:
+        write_statistics(findings, out, unsafe_fixes)
+        return
+    for f in findings:
+        marker = ""
+        if f.fix is not None and (f.fix.safety == SAFE or unsafe_fixes):
+            marker = style("[*] ", "1;36")
+        out.write(f"{style(display_location(f), '1')}: {style(f.code, '1;31')} {marker}{f.message}\n")
+    if quiet:
+        return
+    fixable = sum(1 for f in findings if f.fix is not None and (f.fix.safety == SAFE or unsafe_fixes))
+    hidden = sum(1 for f in findings if f.fix is not None and f.fix.safety != SAFE and not unsafe_fixes)
+    if not findings:
+        out.write(f"Fixed {_plural(fixed, 'finding')}.\n" if fixed else "All checks passed!\n")
+        return
+    summary = f"Found {_plural(len(findings) + fixed, 'finding')}"
+    if fixed:
+        summary += f" ({fixed} fixed, {len(findings)} remaining)"
+    out.write(summary + ".\n")
+    if fixable:
+        out.write(f"[*] {fixable} fixable with the `--fix` option.\n")
+    if hidden:
+        out.write(f"{_plural(hidden, 'hidden fix', 'hidden fixes')} can be enabled with the `--unsafe-fixes` option.\n")
+
+
+def write_statistics(findings: Sequence[Finding], out: IO[str], unsafe_fixes: bool = False) -> None:
+    counts = Counter((f.code, f.name) for f in findings)
+    fixable = {
+        f.code for f in findings if f.fix is not None and (f.fix.safety == SAFE or unsafe_fixes)
+    }
+    for (code, name), count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        out.write(f"{count:>5}\t{code}\t{'[*]' if code in fixable else '   '} {name}\n")
+
+
+def _plural(n: int, word: str, plural: str = "") -> str:
+    return f"{n} {word if n == 1 else (plural or word + 's')}"
+
+
+def write_json(findings: Sequence[Finding], out: IO[str]) -> None:
+    json.dump([finding_to_dict(f) for f in findings], out, indent=2)
+    out.write("\n")
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def write_github(findings: Sequence[Finding], out: IO[str]) -> None:
+    for f in findings:
+        out.write(
+            f"::warning file={_escape_property(f.path)},line={f.line},col={f.column},"
+            f"title={_escape_property(f.code)}::{_escape_data(f.code + ' ' + f.message)}\n"
+        )
+
+
+def _uri(path: str) -> str:
+    rel = os.path.relpath(path) if os.path.isabs(path) else path
+    return rel.replace(os.sep, "/")
+
+
+def sarif_log(findings: Sequence[Finding], rule_classes: Sequence[type]) -> dict:
+    from tflint_perf.linter import SYNTAX_CODE, SYNTAX_NAME
+
+    rules: List[dict] = [
+        {
+            "id": SYNTAX_CODE,
+            "name": SYNTAX_NAME,
+            "shortDescription": {"text": "The file could not be parsed."},
+            "fullDescription": {"text": "The file could not be parsed or decoded; no rule ran on it."},
+            "help": {"text": "Fix the syntax error.", "markdown": "Fix the syntax error."},
+            "defaultConfiguration": {"level": "error"},
+        }
+    ]
+    for rule in rule_classes:
+        rules.append(
+            {
+                "id": rule.code,
+                "name": rule.name,
+                "shortDescription": {"text": rule.summary()},
+                "fullDescription": {"text": rule.doc_sections().get("What it does", rule.summary())},
+                "help": {"text": rule.doc(), "markdown": rule.doc()},
+                "defaultConfiguration": {"level": "warning"},
+                "properties": {"fixable": rule.fixable},
+            }
+        )
+    index = {r["id"]: i for i, r in enumerate(rules)}
+    results = []
+    for f in findings:
+        result = {
+            "ruleId": f.code,
+            "ruleIndex": index.get(f.code, 0),
+            "level": "error" if f.code == SYNTAX_CODE else "warning",
+            "message": {"text": f.message},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _uri(f.path)},
+                        "region": {
+                            "startLine": f.line,
+                            "startColumn": f.column,
+                            "endLine": f.end_line,
+                            "endColumn": f.end_column,
+                        },
+                    }
+                }
+            ],
+        }
+        results.append(result)
+    return {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "tflint-perf",
+                        "version": __version__,
+                        "informationUri": HOMEPAGE,
+                        "rules": rules,
+                    }
+                },
+                "results": results,
+            }
+        ],
+    }
+
+
+def write_sarif(findings: Sequence[Finding], out: IO[str], rule_classes: Sequence[type]) -> None:
+    json.dump(sarif_log(findings, rule_classes), out, indent=2)
+    out.write("\n")
