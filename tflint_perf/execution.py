@@ -20,6 +20,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.names import dotted, statement_blocks
+from tflint_perf.keras_models import ModelNames
 from tflint_perf.loops import names_used
 from tflint_perf.walk import descendants
 
@@ -59,7 +60,6 @@ _INIT_EXACT = frozenset(
 PHYSICAL_DEVICE_LISTING = frozenset(
     {"tensorflow.config.list_physical_devices", "tensorflow.config.experimental.list_physical_devices"}
 )
-_MODEL_CLASSES = frozenset({"keras.Sequential", "keras.models.Sequential", "keras.Model", "keras.models.Model"})
 _MODEL_RUNNING_METHODS = frozenset(
     {"fit", "predict", "evaluate", "train_on_batch", "predict_on_batch", "test_on_batch", "build"}
 )
@@ -72,19 +72,7 @@ class InitModel:
     def __init__(self, ctx, physical_listing_initialises: bool = False) -> None:
         self.ctx = ctx
         self.physical_listing_initialises = physical_listing_initialises
-        self.model_names = self._model_names()
-
-    def _model_names(self) -> set:
-        """Names bound anywhere in the file to a Keras model."""
-        names = set()
-        for node in descendants(self.ctx.module):
-            if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
-                qual = self.ctx.call_name(node.value)
-                if qual in _MODEL_CLASSES or (qual and qual.startswith("keras.applications.")) or qual in _INIT_EXACT:
-                    for target in node.targets:
-                        if isinstance(target.target, cst.Name):
-                            names.add(target.target.value)
-        return names
+        self.models = ctx.shared(ModelNames)
 
     def reason(self, node: cst.CSTNode) -> Optional[str]:
         """A short description if ``node`` initialises the runtime, else None."""
@@ -95,9 +83,9 @@ class InitModel:
             return self._reason_for_qualname(qual, node)
         func = node.func
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
-            if func.value.value in self.model_names and func.attr.value in _MODEL_RUNNING_METHODS:
+            if self.models.is_model_name(func.value) and func.attr.value in _MODEL_RUNNING_METHODS:
                 return f"`{func.value.value}.{func.attr.value}()`"
-        if isinstance(func, cst.Name) and func.value in self.model_names:
+        if isinstance(func, cst.Name) and self.models.is_model_name(func):
             return f"calling the model `{func.value}`"
         return None
 
