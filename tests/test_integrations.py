@@ -1,0 +1,139 @@
+"""flake8 plugin and pre-commit hook, run for real."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from fixture_cases import FIXTURES, sources
+
+ROOT = Path(__file__).resolve().parent.parent
+BAD = textwrap.dedent(
+    """\
+    import tensorflow as tf
+
+    def main():
+        x = tf.zeros([2])
+        tf.config.experimental.set_memory_growth(tf.config.list_physical_devices("GPU")[0], True)
+        return x
+    """
+)
+
+
+def _flake8_available():
+    try:
+        import flake8  # noqa: F401
+    except ImportError:
+        return False
+    from importlib.metadata import entry_points
+
+    return any(ep.name == "TFP" for ep in entry_points(group="flake8.extension"))
+
+
+needs_flake8 = pytest.mark.skipif(not _flake8_available(), reason="flake8 or the installed TFP plugin missing")
+
+
+@needs_flake8
+def test_flake8_reports_same_positions_as_cli(tmp_path, cli_env):
+    """Every positive fixture: flake8 --select TFP and the CLI agree on line, column, code."""
+    files = [p for p in sources() if p.name.startswith("bad_")]
+    cli = subprocess.run(
+        [sys.executable, "-m", "tflint_perf", "check", "--format", "json", *map(str, files)],
+        capture_output=True, text=True, env=cli_env, timeout=120,
+    )
+    expected = sorted(
+        (os.path.abspath(d["path"]), d["line"], d["column"], d["code"])
+        for d in json.loads(cli.stdout)
+        if d["code"] != "TFP000"
+    )
+    flake = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select", "TFP",
+         "--format", "%(path)s\t%(row)d\t%(col)d\t%(code)s", *map(str, files)],
+        capture_output=True, text=True, env=cli_env, timeout=120,
+    )
+    got = sorted(
+        (os.path.abspath(p), int(r), int(c), code)
+        for p, r, c, code in (line.split("\t") for line in flake.stdout.splitlines())
+    )
+    assert expected, "no positive fixtures found"
+    assert got == expected, flake.stderr
+
+
+@needs_flake8
+def test_flake8_leaves_syntax_errors_to_e999(tmp_path, cli_env):
+    bad = tmp_path / "broken.py"
+    bad.write_text("import tensorflow as tf\ndef f(:\n")
+    flake = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select", "TFP,E999", str(bad)],
+        capture_output=True, text=True, env=cli_env, timeout=60,
+    )
+    assert "E999" in flake.stdout and "TFP000" not in flake.stdout
+
+
+@needs_flake8
+def test_flake8_noqa(tmp_path, cli_env):
+    f = tmp_path / "a.py"
+    f.write_text(BAD.replace("True)", "True)  # noqa: TFP301"))
+    flake = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select", "TFP", str(f)],
+        capture_output=True, text=True, env=cli_env, timeout=60,
+    )
+    assert flake.stdout == ""
+
+
+def _git(cwd, *args):
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", *args],
+        cwd=cwd, check=True, capture_output=True, text=True,
+    )
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git missing")
+@pytest.mark.skipif(
+    subprocess.run([sys.executable, "-m", "pre_commit", "--version"], capture_output=True).returncode != 0,
+    reason="pre-commit missing",
+)
+def test_pre_commit_hook_fails_then_passes_after_fix(tmp_path, cli_env):
+    """pre-commit installs this repository's hooks and runs them on a bad file."""
+    # A snapshot of this checkout as a git repo, so try-repo can clone it.
+    hook_repo = tmp_path / "hook-repo"
+    shutil.copytree(
+        ROOT, hook_repo,
+        ignore=shutil.ignore_patterns(".venv", ".git", "__pycache__", "*.egg-info", "build", ".pytest_cache", "bench"),
+    )
+    _git(hook_repo, "init", "-q")
+    _git(hook_repo, "add", "-A")
+    _git(hook_repo, "commit", "-q", "-m", "snapshot")
+
+    work = tmp_path / "work"
+    work.mkdir()
+    _git(work, "init", "-q")
+    (work / "train.py").write_text(BAD)
+    _git(work, "add", "train.py")
+
+    env = dict(cli_env)
+    env["PRE_COMMIT_HOME"] = str(tmp_path / "pre-commit-home")
+    env.pop("PYTHONPATH", None)  # the hook must run from its own install
+
+    def try_repo(hook):
+        return subprocess.run(
+            [sys.executable, "-m", "pre_commit", "try-repo", str(hook_repo), hook, "--files", "train.py"],
+            cwd=work, env=env, capture_output=True, text=True, timeout=600,
+        )
+
+    first = try_repo("tflint-perf")
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert "TFP301" in first.stdout
+
+    fixed = try_repo("tflint-perf-fix")
+    assert fixed.returncode == 1  # pre-commit fails a hook that modified files
+    assert "files were modified by this hook" in fixed.stdout
+    _git(work, "add", "train.py")
+
+    again = try_repo("tflint-perf")
+    assert again.returncode == 0, again.stdout + again.stderr
