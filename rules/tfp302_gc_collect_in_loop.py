@@ -111,7 +111,7 @@ class GcCollectInLoop(Rule):
         if found is not None:
             loop, why = found
             line = self.ctx.position(loop).start.line
-            return f"in the loop on line {line}, which {why}: it runs on every iteration"
+            return f"inside the training loop on line {line} (it {why})"
         # Directly in a callback hook (not in a loop of its own, not in a nested def).
         for node in self.ctx.ancestors_of(call):
             if isinstance(node, (cst.For, cst.While, cst.Lambda, cst.ClassDef)):
