@@ -6,7 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
-from tflint_perf.execution import FlowChecker, InitModel, hoist_fix
+from tflint_perf.execution import FlowChecker, InitModel, exclusive_branches, hoist_fix
 from tflint_perf.names import dotted
 from tflint_perf.rule import Rule
 from tflint_perf.walk import descendants
@@ -61,6 +61,8 @@ class GpuEnvAfterInit(Rule):
     or after it but before the first initialising statement, is fine. A
     flow that also starts a child process (`subprocess`, `multiprocessing`,
     `os.system`) is left alone: there the variable is meant for the child.
+    So is a setting in another branch of the `if` that initialised
+    (`if use_gpu: ...list_physical_devices... else: hide the GPUs`).
 
     ## Why is this bad?
     These variables are read once, when the CUDA driver starts
@@ -159,6 +161,8 @@ class GpuEnvAfterInit(Rule):
             for v in FlowChecker(self.ctx, init_model, is_target).violations():
                 if id(v.target) in reported or self._for_child_process(v.target):
                     continue
+                if exclusive_branches(self.ctx, v.init, v.target):
+                    continue  # `if gpu: list devices / else: hide GPUs`
                 reported.add(id(v.target))
                 self._report(v, variables, init_model)
 
