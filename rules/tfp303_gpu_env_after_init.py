@@ -117,7 +117,8 @@ class GpuEnvAfterInit(Rule):
             found = set()
             for target in node.targets:
                 sub = target.target
-                if isinstance(sub, cst.Subscript) and self.ctx.qualname(sub.value) == ENVIRON and len(sub.slice) == 1:
+                environ = isinstance(sub, cst.Subscript) and self.ctx.qualname(sub.value) == ENVIRON
+                if environ and len(sub.slice) == 1:
                     index = sub.slice[0].slice
                     key = _literal(index.value) if isinstance(index, cst.Index) else None
                     if key in GPU_VARIABLES:
