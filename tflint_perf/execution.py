@@ -166,7 +166,8 @@ class FlowChecker:
         for node in descendants(self.ctx.module):
             if isinstance(node, cst.FunctionDef):
                 self._simulate(tuple(_body(node)), found)
-        return found
+        # Branches are read one after the other, but only one of them runs.
+        return [v for v in found if not exclusive_branches(self.ctx, v.init, v.target)]
 
     # -- one flow ---------------------------------------------------------
     def _simulate(self, block: tuple, found: Optional[List[Violation]]) -> _Summary:
@@ -370,3 +371,20 @@ def _enclosing_params(ctx, block: tuple) -> Optional[set]:
                 every.append(params.star_kwarg)
             return {p.name.value for p in every}
     return None
+
+
+def exclusive_branches(ctx, first: cst.CSTNode, second: cst.CSTNode) -> bool:
+    """Whether two nodes sit in different branches of one ``if``/``elif``/``else``
+    (or ``match``), so that one flow never runs both."""
+
+    def branches(node):
+        out = {}
+        child = node
+        for parent in ctx.ancestors_of(node):
+            if isinstance(parent, (cst.If, cst.Match)) and child is not getattr(parent, "test", None) and child is not getattr(parent, "subject", None):
+                out[id(parent)] = id(child)
+            child = parent
+        return out
+
+    a, b = branches(first), branches(second)
+    return any(key in b and b[key] != branch for key, branch in a.items())
