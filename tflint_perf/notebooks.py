@@ -320,19 +320,18 @@ def neutralise(text: str) -> str:
     state: list = [None, 0, False]
     out = []
     in_magic = False
+    indent = ""
     for line in lines:
         logical_start = state[0] is None and state[1] == 0 and not state[2]
-        if in_magic:
-            out.append(line[: len(line) - len(line.lstrip())] + _PLACEHOLDER)
+        if in_magic:  # a backslash continuation of the magic above
+            out.append(indent + _PLACEHOLDER)
             in_magic = line.rstrip().endswith("\\")
             continue
-        if logical_start:
-            probe = list(state)
-            code = _scan(line, probe)
-            if _is_magic(code):
-                out.append(line[: len(line) - len(line.lstrip())] + _PLACEHOLDER)
-                in_magic = line.rstrip().endswith("\\")
-                continue
+        if logical_start and _is_magic(_scan(line, list(state))):
+            indent = line[: len(line) - len(line.lstrip())]
+            out.append(indent + _PLACEHOLDER)
+            in_magic = line.rstrip().endswith("\\")
+            continue
         _scan(line, state)
         out.append(line)
     return "\n".join(out)
