@@ -39,6 +39,7 @@ _PYTHON_BODY_CELL_MAGICS = frozenset({"time", "capture"})
 _WS = re.compile(r"[ \t\n\r]*")
 _ASSIGN_MAGIC = re.compile(r"^\s*[\w.\[\]'\", ]+?\s*=\s*[%!]")
 _FLAGS = 0x400 | 0x2000  # ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+_MAYBE_IPYTHON = re.compile(r"^[ \t]*[%!?]|\?[ \t]*(?:#.*)?$|=[ \t]*[%!]", re.MULTILINE)
 _LINE_REF = re.compile(r"\b(on |at |in )?line (\d+)\b")
 
 
@@ -310,6 +311,8 @@ def neutralise(text: str) -> str:
     blanks the whole cell, except ``%%time`` and ``%%capture`` whose body is
     ordinary Python (only their first line goes).
     """
+    if not _MAYBE_IPYTHON.search(text):
+        return text  # the common case: plain Python
     lines = text.split("\n")
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     if first is not None and lines[first].lstrip().startswith("%%"):
