@@ -8,7 +8,7 @@ import os
 import sys
 from typing import List, Optional, Sequence
 
-from tflint_perf import __version__, reporters
+from tflint_perf import __version__, baseline, gitdiff, reporters
 from tflint_perf.config import ConfigError, Settings, load_settings, validate_codes
 from tflint_perf.discovery import MissingPathError, collect
 from tflint_perf.runner import CHECK, DIFF, FIX, FileResult, lint_file, lint_text
@@ -49,6 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--config", help="configuration file (default: nearest pyproject.toml)")
     check.add_argument("--stdin-filename", help="the file name to report for stdin input")
     check.add_argument("--force-exclude", action="store_true", help="apply exclude patterns to files named on the command line")
+    # Pull requests and adoption (logic in gitdiff.py and baseline.py).
+    check.add_argument("--diff-base", "--changed-since", dest="diff_base", metavar="REF", help="report only findings on lines added or changed since git revision REF")
+    check.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in this baseline file")
+    check.add_argument("--write-baseline", metavar="FILE", help="record every current finding in FILE and exit 0")
 
     rules = sub.add_parser("rules", help="list every rule")
     rules.add_argument("--format", choices=("text", "json"), default="text")
@@ -98,6 +102,10 @@ def run_check(args) -> int:
     settings = load_settings(args.config, paths)
     apply_cli_selection(settings, args)
     mode = DIFF if args.diff else FIX if args.fix else CHECK
+    if args.write_baseline and args.diff_base:
+        raise ConfigError("--write-baseline records every finding; it cannot be combined with --diff-base")
+    changes = gitdiff.changes_since(args.diff_base, paths) if args.diff_base else None
+    known = baseline.load(args.baseline) if args.baseline else None
 
     results: List[FileResult] = []
     stdin_fixed: Optional[str] = None
@@ -112,6 +120,8 @@ def run_check(args) -> int:
         if "-" in paths:
             raise ConfigError("'-' (stdin) cannot be combined with other paths")
         for path in collect(paths, settings, args.force_exclude):
+            if changes is not None and not changes.touches(path):
+                continue  # unchanged since --diff-base: nothing to report
             results.append(lint_file(path, settings, mode, args.unsafe_fixes))
 
     findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key())
@@ -122,6 +132,19 @@ def run_check(args) -> int:
 
     if mode == DIFF:
         return _report_diff(results, args)
+    if changes is not None:
+        findings = changes.filter(findings)
+    stdin_source = {results[0].path: stdin_fixed or source} if paths == ["-"] else None
+    if args.write_baseline:
+        count = baseline.write(args.write_baseline, findings, stdin_source)
+        if not args.quiet:
+            sys.stderr.write(f"tflint-perf: wrote {count} finding{'s' if count != 1 else ''} to {args.write_baseline}\n")
+        return EXIT_CLEAN
+    if known is not None:
+        findings, hidden, stale = known.filter(findings, [r.path for r in results], stdin_source)
+        note = baseline.summary(hidden, stale, args.baseline)
+        if note and not args.quiet:
+            sys.stderr.write(note)
 
     if stdin_fixed is not None:
         sys.stdout.write(stdin_fixed)

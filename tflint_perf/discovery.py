@@ -7,7 +7,7 @@ from typing import Iterator, List, Sequence
 
 from tflint_perf.config import Settings
 
-SUFFIXES = (".py",)
+SUFFIXES = (".py", ".ipynb")
 # Never walked into: tool state, environments, build output.
 DEFAULT_SKIPPED_DIRS = frozenset(
     {

@@ -9,6 +9,7 @@ from typing import List, Optional
 
 from tflint_perf.config import Settings
 from tflint_perf.linter import fix_source, lint_source, syntax_finding
+from tflint_perf.notebooks import is_notebook, lint_notebook
 from tflint_perf.rule import Finding
 
 CHECK, FIX, DIFF = "check", "fix", "diff"
@@ -36,6 +37,8 @@ def decode(data: bytes):
 def lint_text(
     source: str, path: str, settings: Settings, mode: str = CHECK, unsafe: bool = False
 ) -> FileResult:
+    if is_notebook(path):  # .ipynb: the code cells as one module
+        return lint_notebook(source, path, settings, mode, unsafe)
     rules = settings.rules_for(path)
     result = FileResult(path)
     if mode == CHECK:
