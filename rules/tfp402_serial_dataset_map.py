@@ -32,6 +32,8 @@ WORK_PREFIXES = (
 # Image ops that are a cast in disguise.
 CHEAP = frozenset({"tensorflow.image.convert_image_dtype"})
 PYTHON_CALLS = frozenset({"tensorflow.py_function", "tensorflow.numpy_function", "tensorflow.py_func"})
+RANDOM_PREFIXES = ("tensorflow.random.", "tensorflow.random_", "tensorflow.image.random_")
+STATEFUL_CALLS = frozenset({"tensorflow.nn.dropout", "tensorflow.multinomial"})
 _STATEFUL_METHODS = frozenset({"assign", "assign_add", "assign_sub"})
 _MAX_DEPTH = 4
 
@@ -117,10 +119,11 @@ class SerialDatasetMap(Rule):
             func = _arg(node, 0, "map_func")
             if func is None or in_test_code(self.ctx, node):
                 continue
-            found = self._work(func, set(), 0)
-            if found is None:
+            if isinstance(func, cst.Name) and _is_parameter(self.ctx, node, func.value):
+                continue  # a function passed in: any def of that name is a guess
+            work, unsafe = self._work(func, set(), 0)
+            if work is None:
                 continue
-            work, unsafe = found
             self.report(node.func.attr, method=method, work=work, fix=self._fix(node, unsafe))
 
     def _serial(self, call: cst.Call, method: str) -> bool:
@@ -147,13 +150,13 @@ class SerialDatasetMap(Rule):
         return defs[0] if len(defs) == 1 else None
 
     def _work(self, func: cst.BaseExpression, seen: set, depth: int):
-        """(description of the work, unsafe-to-parallelise) or None when trivial or unreadable."""
+        """(description of the work or None when trivial or unreadable, unsafe-to-parallelise)."""
         qual = self.ctx.qualname(func)
         if qual in SOURCES:
             return f"`{qual.rsplit('.', 1)[-1]}` file reads", False
         body = self._resolve(func)
         if body is None or id(body) in seen or depth > _MAX_DEPTH:
-            return None
+            return None, False
         seen.add(id(body))
         work = None
         unsafe = False
@@ -162,9 +165,7 @@ class SerialDatasetMap(Rule):
                 continue
             name = self.ctx.call_name(node)
             if name is not None:
-                if name in PYTHON_CALLS or (name.startswith("tensorflow.random.") and ".stateless_" not in name):
-                    unsafe = True
-                if name.startswith("tensorflow.image.random_"):
+                if name in PYTHON_CALLS or name in STATEFUL_CALLS or (name.startswith(RANDOM_PREFIXES) and "stateless_" not in name):
                     unsafe = True
                 if work is None and ((name not in CHEAP and name.startswith(WORK_PREFIXES)) or name in SOURCES):
                     work = f"`{_short(name)}`"
@@ -173,12 +174,9 @@ class SerialDatasetMap(Rule):
                 unsafe = True
             inner = self._resolve(node.func)
             if inner is not None:
-                found = self._work(node.func, seen, depth + 1)
-                if found is not None:
-                    work = work or found[0]
-                    unsafe = unsafe or found[1]
-        if work is None:
-            return None
+                inner_work, inner_unsafe = self._work(node.func, seen, depth + 1)
+                work = work or inner_work
+                unsafe = unsafe or inner_unsafe
         return work, unsafe
 
     def _fix(self, call: cst.Call, unsafe: bool) -> Optional[Fix]:
@@ -191,6 +189,15 @@ class SerialDatasetMap(Rule):
             safety=UNSAFE if unsafe else SAFE,
             message=f"Pass `num_parallel_calls={autotune}`",
         )
+
+
+def _is_parameter(ctx, node, name: str) -> bool:
+    for parent in ctx.ancestors_of(node):
+        if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+            p = parent.params
+            if any(param.name.value == name for param in (*p.posonly_params, *p.params, *p.kwonly_params)):
+                return True
+    return False
 
 
 def _arg(call: cst.Call, index: int, keyword: str):

@@ -326,12 +326,23 @@ class DatasetFlow:
                         for p in self.evaluate(arg.value, env):
                             self.consumptions.append(Consumption(p, sub, "fit"))
             elif isinstance(func, cst.Name) and func.value == "iter" and len(sub.args) == 1:
+                if self._is_peek(sub):
+                    continue
                 for p in self.evaluate(sub.args[0].value, env):
                     self.consumptions.append(Consumption(p, sub, "iter"))
+
+    def _is_peek(self, iter_call: cst.Call) -> bool:
+        """``next(iter(ds))``: one batch for a look or a shape, not a training loop."""
+        arg = self.ctx.parent(iter_call)
+        outer = self.ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+        return isinstance(outer, cst.Call) and isinstance(outer.func, cst.Name) and outer.func.value == "next"
 
     def _consume_iterable(self, expr, env: _Env, loop: cst.For) -> None:
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "enumerate" and expr.args:
             expr = expr.args[0].value
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "take":
+            if expr.args and isinstance(expr.args[0].value, cst.Integer) and int(expr.args[0].value.value) <= 10:
+                return  # `for batch in ds.take(1)`: a look at a few batches, not a training loop
         for p in self.evaluate(expr, env):
             self.consumptions.append(Consumption(p, loop, "for"))
 
