@@ -12,6 +12,7 @@ from tflint_perf import __version__, reporters
 from tflint_perf.config import ConfigError, Settings, load_settings, validate_codes
 from tflint_perf.discovery import MissingPathError, collect
 from tflint_perf.runner import CHECK, DIFF, FIX, FileResult, lint_file, lint_text
+from tflint_perf.verify import cli as verify_cli
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -49,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--config", help="configuration file (default: nearest pyproject.toml)")
     check.add_argument("--stdin-filename", help="the file name to report for stdin input")
     check.add_argument("--force-exclude", action="store_true", help="apply exclude patterns to files named on the command line")
+    verify_cli.add_arguments(check)  # --verify and its options: tflint_perf/verify/cli.py
 
     rules = sub.add_parser("rules", help="list every rule")
     rules.add_argument("--format", choices=("text", "json"), default="text")
@@ -98,6 +100,7 @@ def run_check(args) -> int:
     settings = load_settings(args.config, paths)
     apply_cli_selection(settings, args)
     mode = DIFF if args.diff else FIX if args.fix else CHECK
+    mode = verify_cli.lint_mode(args, mode)  # --verify lints first, fixes only what it verified
 
     results: List[FileResult] = []
     stdin_fixed: Optional[str] = None
@@ -116,6 +119,8 @@ def run_check(args) -> int:
 
     findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key())
     fixed = sum(r.fixed for r in results)
+    if args.verify:
+        findings, fixed = verify_cli.run(args, results, settings, findings, fixed)
     for r in results:
         if r.error:
             sys.stderr.write(f"tflint-perf: warning: {r.path}: {r.error}\n")
@@ -167,6 +172,8 @@ def _write_report(findings, out, args, settings: Settings, fixed: int) -> None:
             quiet=args.quiet,
             fixed=fixed,
         )
+        if args.verify:
+            verify_cli.write_text(out, args)
 
 
 def _report_diff(results: List[FileResult], args) -> int:
