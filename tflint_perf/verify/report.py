@@ -30,7 +30,7 @@ def speedup_text(v: dict) -> str:
     low, high = v.get("spread") or (None, None)
     text = f"{v['speedup']:.2f}x"
     if low is not None:
-        text += f" ({low:.2f}-{high:.2f}x)"
+        text += f" ({low:.2f}-{high:.2f}x)"  # interquartile range of per-pair speedups
     return text
 
 
@@ -59,7 +59,7 @@ def write_table(findings: Sequence[Finding], out: IO[str], session=None) -> None
     if not rows:
         return
     out.write("\n" + (header(session) if session is not None else "Verify") + ":\n")
-    table = [("location", "code", "device", "baseline", "fixed", "speedup (min-max)", "verdict")]
+    table = [("location", "code", "device", "baseline", "fixed", "speedup (IQR)", "verdict")]
     for f in rows:
         v = f.extra["verify"]
         table.append((_location(f), f.code, _device_short(v), seconds(v.get("baseline_s")), seconds(v.get("fixed_s")),
@@ -110,7 +110,7 @@ def write_html(findings: Sequence[Finding], path: str, session=None) -> None:
         f"<p>{html.escape(header(session) if session is not None else 'Verify')}</p>",
         _svg(rows),
         "<table><tr><th>location</th><th>code</th><th>device</th><th>baseline</th><th>fixed</th>"
-        "<th>speedup (min-max)</th><th>first call (baseline / fixed)</th><th>equal</th><th>verdict</th><th>reason</th></tr>",
+        "<th>speedup (IQR)</th><th>first call (baseline / fixed)</th><th>equal</th><th>verdict</th><th>reason</th></tr>",
     ]
     for f in rows:
         v = f.extra["verify"]
@@ -132,7 +132,7 @@ def write_html(findings: Sequence[Finding], path: str, session=None) -> None:
             + f"<td class=reason>{html.escape(v.get('reason') or '')}</td></tr>"
         )
     parts.append("</table><p class=reason>Each finding's code and its fix ran in a fresh worker process; "
-                 "baseline and fixed alternate after a warm-up run; medians shown, the spread is the range of "
+                 "baseline and fixed alternate after a warm-up run; medians shown, the spread is the interquartile range of "
                  "per-pair speedups.</p></body></html>\n")
     with open(path, "w", encoding="utf-8") as handle:
         handle.write("\n".join(parts))

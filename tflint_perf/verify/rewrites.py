@@ -12,6 +12,7 @@ statement boundaries and a few expression shapes, and must stay cheap.
 from __future__ import annotations
 
 import ast
+import re
 from typing import Callable, Dict, List, Optional
 
 from tflint_perf.rule import Edit
@@ -140,24 +141,26 @@ def _element_expression(loop: ast.For, expr: ast.AST):
 
 def _vectorise(element: ast.AST, tensor_src: str, tf: Optional[str]) -> str:
     """One expression over the whole tensor equal to stacking ``element`` per row."""
+    if not re.match(r"^[\w.]+$", tensor_src):
+        tensor_src = f"({tensor_src})"
     if isinstance(element, ast.Call) and element.args and isinstance(element.args[0], ast.Name) and element.args[0].id == "__el":
         short = _dotted(element.func).rsplit(".", 1)[-1]
         keywords = {k.arg: k for k in element.keywords}
         if short in _REDUCTIONS and not ({"keepdims", "keep_dims"} & set(keywords)) and len(element.args) == 1:
             axis = keywords.get("axis")
             if axis is None or (isinstance(axis.value, ast.Constant) and axis.value.value is None):
-                new_axis = f"tuple(range(1, len(({tensor_src}).shape)))"
+                new_axis = f"tuple(range(1, len({tensor_src}.shape)))"
             elif isinstance(axis.value, ast.Constant) and isinstance(axis.value.value, int):
                 value = axis.value.value
                 new_axis = str(value + 1 if value >= 0 else value)
             else:
                 raise Unsupported("the reduction's axis is not a literal")
             rest = [ast.unparse(k) for k in element.keywords if k.arg != "axis"]
-            args = ", ".join([f"({tensor_src})", f"axis={new_axis}", *rest])
+            args = ", ".join([tensor_src, f"axis={new_axis}", *rest])
             return f"{ast.unparse(element.func)}({args})"
     if _elementwise(element):
         text = ast.unparse(element)
-        return ast.unparse(_Substitute(lambda n: isinstance(n, ast.Name) and n.id == "__el", ast.parse(f"({tensor_src})", mode="eval").body).visit(ast.parse(text, mode="eval").body))
+        return ast.unparse(_Substitute(lambda n: isinstance(n, ast.Name) and n.id == "__el", ast.parse(tensor_src, mode="eval").body).visit(ast.parse(text, mode="eval").body))
     if tf is None:
         raise Unsupported("the per-row expression is neither a reduction nor elementwise, and tensorflow is not imported as a name")
     body = ast.unparse(element).replace("__el", "__tfp_row")
