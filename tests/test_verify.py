@@ -122,7 +122,7 @@ def test_hanging_snippet_is_killed_with_its_children_and_others_still_run(tmp_pa
     findings_hang = [_finding(hang, 6, fix=_replace_line(hang, 6, "while False:"), end_line=7)]
     findings_ok = [_finding(ok, 3, fix=_replace_line(ok, 3, "y = np.ones(4) + 1"))]
     start = time.monotonic()
-    session = verify(
+    verify(
         [(hang, Path(hang).read_text(), findings_hang), (ok, Path(ok).read_text(), findings_ok)],
         _options(tmp_path, timeout=3), {}, stderr=StringIO(),
     )

@@ -16,10 +16,8 @@ import queue
 import signal
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 

@@ -17,7 +17,6 @@ import inspect
 import json
 import os
 import random
-import statistics
 import sys
 import time
 import traceback
