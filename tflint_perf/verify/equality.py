@@ -76,7 +76,7 @@ class Comparison:
             if set(a) != set(b):
                 return self._differ(where, f"keys differ: {sorted(map(str, a))} vs {sorted(map(str, b))}")
             return all(self.equal(a[k], b[k], f"{where}[{k!r}]") for k in a)
-        if isinstance(a, list) and isinstance(b, list) and not _numeric_list(a) and not _numeric_list(b):
+        if isinstance(a, list) and isinstance(b, list) and not (_scalar_list(a) and _scalar_list(b)):
             if len(a) != len(b):
                 return self._differ(where, f"lengths differ: {len(a)} vs {len(b)}")
             return all(self.equal(x, y, f"{where}[{i}]") for i, (x, y) in enumerate(zip(a, b)))
@@ -87,7 +87,10 @@ class Comparison:
             x, y = np.asarray(a), np.asarray(b)
         except Exception:
             self.compared += 1
-            return a == b or self._differ(where, "values differ")
+            try:
+                return bool(a == b) or self._differ(where, "values differ")
+            except Exception:
+                return self._differ(where, "values cannot be compared")
         self.compared += 1
         if x.shape != y.shape:
             return self._differ(where, f"shapes differ: {x.shape} vs {y.shape}")
@@ -112,8 +115,8 @@ class Comparison:
         return False
 
 
-def _numeric_list(value) -> bool:
-    return bool(value) and all(isinstance(v, (int, float, np.generic, np.ndarray)) and not isinstance(v, bool) for v in value)
+def _scalar_list(value) -> bool:
+    return all(isinstance(v, (int, float, complex, np.generic)) for v in value)
 
 
 def finite(x: float) -> bool:
