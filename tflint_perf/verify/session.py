@@ -71,6 +71,7 @@ def verify(files: List[Tuple[str, Optional[str], List[Finding]]], options: Verif
         error = hello.get("error", "unknown error")
         session.message = orchestrate.INSTALL_HINT.format(python=options.python, error=error)
         stderr.write(f"tflint-perf: {session.message}\n")
+        session.device = "none (TensorFlow is not importable; nothing was run)"
         for finding in all_findings:
             _attach(finding, unverified(f"TensorFlow is not importable by {options.python}: {error}"), "none")
         return session
