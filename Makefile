@@ -10,16 +10,21 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e '.[verify-test]'  # TensorFlow, for the --verify table
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,verify-test]'  # tensorflow-cpu for tests/test_verify_tf.py
 	touch $@
 
 demo: $(VENV)/.installed-demo
 	@echo "== tflint-perf check examples/  (exit status 1 means: findings shown)"
 	-$(BIN)/tflint-perf check examples/
+	@$(MAKE) --no-print-directory verify-demo
+
+verify-demo: $(VENV)/.installed-demo
+	@echo "== tflint-perf check examples/ --verify  (runs the examples and their fixes; see docs/verify.md)"
+	-$(BIN)/tflint-perf check examples/ --verify --verify-report verify-report.html
 
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -q

@@ -12,6 +12,7 @@ from tflint_perf import __version__, baseline, gitdiff, reporters
 from tflint_perf.config import ConfigError, Settings, load_settings, validate_codes
 from tflint_perf.discovery import MissingPathError, collect
 from tflint_perf.runner import CHECK, DIFF, FIX, FileResult, lint_file, lint_text
+from tflint_perf.verify import cli as verify_cli
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--diff-base", "--changed-since", dest="diff_base", metavar="REF", help="report only findings on lines added or changed since git revision REF")
     check.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in this baseline file")
     check.add_argument("--write-baseline", metavar="FILE", help="record every current finding in FILE and exit 0")
+    verify_cli.add_arguments(check)  # --verify and its options: tflint_perf/verify/cli.py
 
     rules = sub.add_parser("rules", help="list every rule")
     rules.add_argument("--format", choices=("text", "json"), default="text")
@@ -106,6 +108,7 @@ def run_check(args) -> int:
         raise ConfigError("--write-baseline records every finding; it cannot be combined with --diff-base")
     changes = gitdiff.changes_since(args.diff_base, paths) if args.diff_base else None
     known = baseline.load(args.baseline) if args.baseline else None
+    mode = verify_cli.lint_mode(args, mode)  # --verify lints first, fixes only what it verified
 
     results: List[FileResult] = []
     stdin_fixed: Optional[str] = None
@@ -126,6 +129,8 @@ def run_check(args) -> int:
 
     findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key())
     fixed = sum(r.fixed for r in results)
+    if args.verify:
+        findings, fixed = verify_cli.run(args, results, settings, findings, fixed)
     for r in results:
         if r.error:
             sys.stderr.write(f"tflint-perf: warning: {r.path}: {r.error}\n")
@@ -190,6 +195,8 @@ def _write_report(findings, out, args, settings: Settings, fixed: int) -> None:
             quiet=args.quiet,
             fixed=fixed,
         )
+        if args.verify:
+            verify_cli.write_text(out, args)
 
 
 def _report_diff(results: List[FileResult], args) -> int:

@@ -1,0 +1,302 @@
+"""--verify without TensorFlow: the machinery runs plain-Python snippets (fast)."""
+
+import json
+import os
+import sys
+import textwrap
+import time
+from io import StringIO
+from pathlib import Path
+
+import pytest
+
+from tflint_perf.config import ConfigError
+from tflint_perf.reporters import finding_to_dict
+from tflint_perf.rule import Edit, Finding, Fix
+from tflint_perf.verify import cli as verify_cli
+from tflint_perf.verify.options import VerifyOptions, options_from_table
+from tflint_perf.verify.plan import plan_finding
+from tflint_perf.verify.report import write_html, write_table
+from tflint_perf.verify.rewrites import Source, Unsupported, rewrite
+from tflint_perf.verify.session import verify
+
+pytest.importorskip("numpy")
+
+
+def _options(tmp_path, **kw):
+    kw.setdefault("timeout", 20)
+    return VerifyOptions(root=tmp_path, python=sys.executable, tf_module=None, **kw)
+
+
+def _write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+def _finding(path, line, code="TFP101", fix=None, end_line=None):
+    return Finding(path, line, 1, end_line or line, 1, code, "test", "message", fix)
+
+
+def _replace_line(path, line, new):
+    old = Path(path).read_text().splitlines()[line - 1]
+    return Fix((Edit(line, 0, line, len(old), new),), message="test fix")
+
+
+def _run(tmp_path, path, findings, **kw):
+    source = Path(path).read_text()
+    stderr = StringIO()
+    session = verify([(path, source, findings)], _options(tmp_path, **kw), {}, stderr=stderr)
+    return session, stderr.getvalue()
+
+
+SLOW_THEN_FAST = """\
+    import numpy as np
+
+    x = np.arange(20000, dtype=np.float64).reshape(200, 100)
+    total = np.array([sum(float(v) for v in row) for row in x])
+    print(total.shape)
+"""
+
+
+def test_equal_fix_is_timed_with_medians_spread_and_first_call(tmp_path):
+    path = _write(tmp_path, "sums.py", SLOW_THEN_FAST)
+    fix = _replace_line(path, 4, "total = x.sum(axis=1)")
+    session, _ = _run(tmp_path, path, [_finding(path, 4, fix=fix)])
+    v = session.findings[0].extra["verify"]
+    assert v["status"] in ("verified", "no-speedup"), v
+    assert v["equal"] is True
+    assert v["baseline_s"] > 0 and v["fixed_s"] > 0 and v["repeats"] >= 3
+    assert set(v["first_call_s"]) == {"baseline", "fixed"}
+    assert len(v["spread"]) == 2 and v["tolerance"] == {"rtol": 1e-4, "atol": 1e-5}
+
+
+def test_fix_that_changes_results_is_a_mismatch(tmp_path):
+    path = _write(tmp_path, "sums.py", SLOW_THEN_FAST)
+    fix = _replace_line(path, 4, "total = x.sum(axis=1) * 1.01")
+    session, _ = _run(tmp_path, path, [_finding(path, 4, fix=fix)])
+    v = session.findings[0].extra["verify"]
+    assert v["status"] == "mismatch" and v["equal"] is False
+    assert "total" in v["reason"]
+
+
+def test_raising_snippet_fails_with_the_errors_last_line(tmp_path):
+    path = _write(tmp_path, "boom.py", """\
+        import numpy as np
+
+        x = np.ones(3)
+        y = x / 0 + [1, 2][5]
+    """)
+    fix = _replace_line(path, 4, "y = x")
+    session, _ = _run(tmp_path, path, [_finding(path, 4, fix=fix)])
+    v = session.findings[0].extra["verify"]
+    assert v["status"] == "failed"
+    assert "IndexError: list index out of range (line 4)" in v["reason"]
+
+
+def test_failing_import_before_the_finding_fails_cleanly(tmp_path):
+    path = _write(tmp_path, "imp.py", """\
+        import numpy as np
+        import not_a_real_module_for_tflint
+
+        y = np.ones(3) * 2
+    """)
+    session, _ = _run(tmp_path, path, [_finding(path, 4, fix=_replace_line(path, 4, "y = np.ones(3) + 1"))])
+    v = session.findings[0].extra["verify"]
+    assert v["status"] == "failed"
+    assert "ModuleNotFoundError" in v["reason"] and "not_a_real_module_for_tflint" in v["reason"]
+
+
+def test_hanging_snippet_is_killed_with_its_children_and_others_still_run(tmp_path):
+    pid_file = tmp_path / "child.pid"
+    hang = _write(tmp_path, "hang.py", f"""\
+        import subprocess
+        import numpy as np
+
+        child = subprocess.Popen(["sleep", "300"])
+        open({str(pid_file)!r}, "w").write(str(child.pid))
+        while True:
+            pass
+    """)
+    ok = _write(tmp_path, "ok.py", "import numpy as np\n\ny = np.ones(4) * 2\n")
+    findings_hang = [_finding(hang, 6, fix=_replace_line(hang, 6, "while False:"), end_line=7)]
+    findings_ok = [_finding(ok, 3, fix=_replace_line(ok, 3, "y = np.ones(4) + 1"))]
+    start = time.monotonic()
+    verify(
+        [(hang, Path(hang).read_text(), findings_hang), (ok, Path(ok).read_text(), findings_ok)],
+        _options(tmp_path, timeout=3), {}, stderr=StringIO(),
+    )
+    assert time.monotonic() - start < 60
+    v = findings_hang[0].extra["verify"]
+    assert v["status"] == "failed" and "timed out after 3 s" in v["reason"]
+    assert findings_ok[0].extra["verify"]["status"] in ("verified", "no-speedup")
+    pid = int(pid_file.read_text())
+    for _ in range(50):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("the hanging snippet's child process survived")
+
+
+def test_function_without_call_sites_or_inputs_is_unverified(tmp_path):
+    path = _write(tmp_path, "pred.py", """\
+        import numpy as np
+
+
+        def predict_all(model, batches):
+            out = []
+            for batch in batches:
+                out.append(model.predict(batch))
+            return np.concatenate(out)
+    """)
+    session, _ = _run(tmp_path, path, [_finding(path, 7, code="TFP403")])
+    v = session.findings[0].extra["verify"]
+    assert v["status"] == "unverified"
+    assert "no inputs for `predict_all`" in v["reason"] and "factory" in v["reason"]
+
+
+def test_function_is_measured_at_its_call_site(tmp_path):
+    path = _write(tmp_path, "main.py", """\
+        import numpy as np
+
+
+        def norms(x):
+            return np.array([np.sqrt((row ** 2).sum()) for row in x])
+
+
+        if __name__ == "__main__":
+            print(norms(np.ones((50, 8))))
+            raise SystemExit("the module is stopped once measured; this never runs")
+    """)
+    fix = _replace_line(path, 5, "    return np.sqrt((x ** 2).sum(axis=1))")
+    session, _ = _run(tmp_path, path, [_finding(path, 5, fix=fix)])
+    v = session.findings[0].extra["verify"]
+    assert v["status"] in ("verified", "no-speedup"), v
+    assert v["equal"] is True and "call site (line 9)" in v["where"]
+
+
+def test_factory_from_configuration_gives_the_inputs(tmp_path):
+    (tmp_path / "my_inputs.py").write_text("import numpy as np\n\ndef make(size):\n    return (np.ones((size, 4)),)\n")
+    path = _write(tmp_path, "lib.py", """\
+        import numpy as np
+
+
+        def norms(x):
+            return np.array([np.sqrt((row ** 2).sum()) for row in x])
+    """)
+    options = options_from_table({"inputs": {"lib:norms": "my_inputs:make"}, "size": 32, "timeout": 20}, tmp_path)
+    options.python, options.tf_module = sys.executable, None
+    finding = _finding(path, 5, fix=_replace_line(path, 5, "    return np.sqrt((x ** 2).sum(axis=1))"))
+    verify([(path, Path(path).read_text(), [finding])], options, {}, stderr=StringIO())
+    v = finding.extra["verify"]
+    assert v["equal"] is True and "factory my_inputs:make" in v["where"], v
+
+
+def test_missing_tensorflow_is_said_once_and_every_finding_unverified(tmp_path):
+    a = _write(tmp_path, "a.py", "import numpy as np\ny = np.ones(2)\n")
+    findings = [_finding(a, 2, fix=_replace_line(a, 2, "y = np.ones(2) + 0")), _finding(a, 2, code="TFP403")]
+    stderr = StringIO()
+    options = _options(tmp_path)
+    options.tf_module = "tensorflow_is_not_installed_here"
+    verify([(a, Path(a).read_text(), findings)], options, {}, stderr=stderr)
+    assert stderr.getvalue().count("pip install tensorflow") == 1
+    assert all(f.extra["verify"]["status"] == "unverified" for f in findings)
+    assert "not importable" in findings[0].extra["verify"]["reason"]
+
+
+def test_json_shape_and_text_table_and_html(tmp_path):
+    path = _write(tmp_path, "sums.py", SLOW_THEN_FAST)
+    findings = [_finding(path, 4, fix=_replace_line(path, 4, "total = x.sum(axis=1)")), _finding(path, 4, code="TFP999")]
+    session, _ = _run(tmp_path, path, findings)
+    data = json.loads(json.dumps([finding_to_dict(f) for f in findings]))
+    for item in data:
+        keys = {"status", "device", "baseline_s", "fixed_s", "speedup", "spread", "first_call_s", "repeats", "equal", "reason"}
+        assert keys <= set(item["verify"])
+    assert data[1]["verify"]["status"] == "unverified" and "no verification rewrite" in data[1]["verify"]["reason"]
+    out = StringIO()
+    write_table(findings, out, session)
+    text = out.getvalue()
+    assert "Verify (device: CPU" in text and "verdict" in text and "TFP999" in text
+    report = tmp_path / "r.html"
+    write_html(findings, str(report), session)
+    page = report.read_text()
+    assert "<svg" in page and "<table>" in page and "<script" not in page and "TFP999" in page
+
+
+def test_fix_verify_applies_only_verified_fixes(tmp_path):
+    path = _write(tmp_path, "f.py", "import numpy as np\na = np.ones(2)\nb = np.ones(2)\n")
+    good = _finding(path, 2, fix=_replace_line(path, 2, "a = np.ones(2) + 0"))
+    held = _finding(path, 3, fix=_replace_line(path, 3, "b = np.zeros(2)"))
+    good.extra["verify"] = {"status": "verified", "reason": "2x faster"}
+    held.extra["verify"] = {"status": "mismatch", "reason": "the fix changes the results"}
+    source = Path(path).read_text()
+    stderr = StringIO()
+    applied = verify_cli.apply_verified([(path, source, [good, held])], {path: (source, "utf-8")}, False, stderr)
+    assert applied == 1
+    assert Path(path).read_text() == "import numpy as np\na = np.ones(2) + 0\nb = np.ones(2)\n"
+    assert "held back the fix for" in stderr.getvalue() and ":3:1 TFP101: mismatch" in stderr.getvalue()
+
+
+# -- planning and rewrites (no process at all) -------------------------------
+def test_tfp101_rewrite_turns_the_stacked_loop_into_one_reduction():
+    source = "import tensorflow as tf\nrows = []\nfor r in x:\n    rows.append(tf.reduce_sum(r))\nout = tf.stack(rows)\n"
+    edits = rewrite("TFP101", Source(source), 3, 4)
+    from tflint_perf.fixes import apply_edits
+
+    assert apply_edits(source, edits).splitlines()[2] == "out = tf.reduce_sum(x, axis=tuple(range(1, len(x.shape))))"
+
+
+def test_tfp101_rewrite_index_loop_elementwise_and_generic():
+    from tflint_perf.fixes import apply_edits
+
+    source = "import tensorflow as tf\ndef f(x):\n    o = []\n    for i in range(len(x)):\n        o.append(tf.exp(x[i]) * 2)\n    return tf.stack(o)\n"
+    assert "    return tf.exp(x) * 2" in apply_edits(source, rewrite("TFP101", Source(source), 4, 5))
+    source = "import tensorflow as tf\no = []\nfor r in x:\n    o.append(tf.linalg.det(r))\ny = tf.stack(o)\n"
+    assert "y = tf.vectorized_map(lambda __tfp_row: tf.linalg.det(__tfp_row), x)" in apply_edits(source, rewrite("TFP101", Source(source), 3, 4))
+    with pytest.raises(Unsupported):
+        rewrite("TFP101", Source("for r in x:\n    print(r)\n"), 1, 2)
+
+
+def test_tfp403_rewrite_calls_the_model_directly():
+    from tflint_perf.fixes import apply_edits
+
+    source = "for b in batches:\n    out.append(model.predict(b, verbose=0))\n"
+    assert "out.append(model(b, training=False).numpy())" in apply_edits(source, rewrite("TFP403", Source(source), 2, 2))
+
+
+def test_plan_modes(tmp_path):
+    options = VerifyOptions(root=tmp_path)
+    source = "import tensorflow as tf\nx = tf.ones(1)\ntf.config.threading.set_intra_op_parallelism_threads(1)\n"
+    job, outcome = plan_finding(0, _finding("m.py", 3, code="TFP301"), source, __import__("ast").parse(source), options)
+    assert job["mode"] == "failure" and outcome is None
+    source = "class A:\n    def f(self, x):\n        return x\n"
+    job, outcome = plan_finding(0, _finding("m.py", 3, fix=_replace_line_text(source, 3, "        return x + 0")), source, __import__("ast").parse(source), options)
+    assert job is None and outcome["status"] == "unverified" and "inside class `A`" in outcome["reason"]
+
+
+def _replace_line_text(source, line, new):
+    old = source.splitlines()[line - 1]
+    return Fix((Edit(line, 0, line, len(old), new),))
+
+
+def test_configuration_is_validated(tmp_path):
+    with pytest.raises(ConfigError, match="unknown key 'timeut'"):
+        options_from_table({"timeut": 3}, tmp_path)
+    with pytest.raises(ConfigError, match="timeout must be positive"):
+        options_from_table({"timeout": 0}, tmp_path)
+    with pytest.raises(ConfigError, match="expected \"module:function\""):
+        options_from_table({"inputs": {"pkg.mod:f": "no_colon"}}, tmp_path)
+    options = options_from_table({"inputs": {"pkg/mod.py:f": "tests.inputs:make"}, "size": 64}, tmp_path)
+    assert options.size == 64 and options.factory_for(str(tmp_path / "pkg" / "mod.py"), "f") == "tests.inputs:make"
+
+
+def test_cli_rejects_verify_with_diff(tmp_path, cli_env):
+    import subprocess
+
+    path = _write(tmp_path, "a.py", "import tensorflow as tf\n")
+    proc = subprocess.run([sys.executable, "-m", "tflint_perf", "check", "--verify", "--diff", path],
+                          capture_output=True, text=True, env=cli_env)
+    assert proc.returncode == 2 and "--verify cannot be combined with --diff" in proc.stderr
