@@ -86,6 +86,7 @@ class _Loop:
         self.unit = unit  # "row" or "element"
         self.element_names: set = set()  # names bound to one element
         self.index: Optional[str] = None  # index variable (x[i] is an element)
+        self.math_node: Optional[cst.Call] = None  # the call applying math, once found
 
 
 class ElementwiseLoop(Rule):
@@ -402,9 +403,11 @@ class ElementwiseLoop(Rule):
                     if qual.rsplit(".", 1)[-1] in _PLUMBING:
                         continue
                     if any(self._uses_element(a.value, loop, derived, scope) for a in node.args if a.keyword is None):
+                        loop.math_node = node
                         return self.ctx.code(node.func)
                 elif isinstance(node.func, cst.Attribute) and node.func.attr.value in _MATH_METHODS:
                     if self._uses_element(node.func.value, loop, derived, scope):
+                        loop.math_node = node
                         return "." + node.func.attr.value + "()"
             elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ARITHMETIC):
                 left = self._uses_element(node.left, loop, derived, scope)
@@ -413,14 +416,29 @@ class ElementwiseLoop(Rule):
                     return self.ctx.code(node.operator).strip()
         return None
 
+    def _whole_operand(self, loop: _Loop) -> Optional[str]:
+        """The reduced operand over all rows: ``queries * key`` for ``tf.reduce_sum(queries[i] * key)``."""
+        call = loop.math_node
+        if call is None:
+            return None
+        if isinstance(call.func, cst.Attribute) and self.ctx.call_name(call) is None:
+            operand = call.func.value
+        elif call.args and call.args[0].keyword is None:
+            operand = call.args[0].value
+        else:
+            return None
+        new = _replace_element(operand, loop)
+        return self.ctx.module.code_for_node(new) if new is not None else None
+
     def _suggestion(self, op: str, loop: _Loop) -> str:
         tensor = loop.tensor
         name = op.rsplit(".", 1)[-1].strip("`()")
         if name in _REDUCTIONS:
+            operand = self._whole_operand(loop)
             if op.startswith("."):
-                call = f"{tensor}.{name}(axis=1)"
+                call = f"{operand or tensor}.{name}(axis=1)" if operand is None or isinstance(cst.parse_expression(operand), (cst.Name, cst.Attribute)) else f"({operand}).{name}(axis=1)"
             else:
-                call = f"{op}({tensor}, axis=1)"
+                call = f"{op}({operand or tensor}, axis=1)"
             return f"reduce along an axis over all rows at once instead (e.g. `{call}`)"
         if name in _ELEMENTWISE:
             return f"apply `{op}` to the whole of `{tensor}` at once (it works element-wise) instead"
@@ -430,6 +448,31 @@ class ElementwiseLoop(Rule):
             f"call `{op}` once on the whole of `{tensor}` (most TF/NumPy ops take a batch axis), "
             "or use `tf.vectorized_map`/`tf.map_fn` when the body is more than one op"
         )
+
+
+def _replace_element(expr, loop):
+    """``expr`` with the loop's element (``row`` / ``x[i]``) replaced by the whole tensor."""
+    whole = cst.parse_expression(loop.tensor)
+    hits = []
+    for node in value_nodes(expr):
+        if isinstance(node, cst.Name) and node.value in loop.element_names:
+            hits.append(node)
+        elif (
+            isinstance(node, cst.Subscript)
+            and loop.index is not None
+            and len(node.slice) == 1
+            and _bare_index(node.slice[0], loop.index)
+        ):
+            hits.append(node)
+    names = _names(expr)
+    if len(hits) != 1 or (loop.index is not None and isinstance(hits[0], cst.Name)):
+        return None
+    if loop.index in names and not isinstance(hits[0], cst.Subscript):
+        return None
+    new = expr.deep_replace(hits[0], whole)
+    if loop.index is not None and loop.index in _names(new):
+        return None
+    return new
 
 
 def _bare_index(element: cst.SubscriptElement, name: str) -> bool:
