@@ -232,6 +232,8 @@ class ElementwiseLoop(Rule):
                         loop = _Loop(node, element.value.value, self.ctx.code(arg.value), "row")
                     loop.element_names.add(element.value.value)
             return loop
+        if self.tensors.is_counter(iterable, scope):
+            return None  # for k in np.arange(n): a counting loop over scalars, like range
         if isinstance(target, cst.Name) and self.tensors.is_tensor_expr(iterable, scope):
             loop = _Loop(node, target.value, self.ctx.code(iterable), "row")
             loop.element_names.add(target.value)

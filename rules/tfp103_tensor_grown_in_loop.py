@@ -179,6 +179,8 @@ class TensorGrownInLoop(Rule):
                         continue
                     if isinstance(parent, cst.Attribute) and parent.attr is n:
                         continue
+                    if _is_none_test(parent):
+                        continue  # `if x is None: x = piece else: x = tf.concat([x, piece])`
                     return True
         return False
 
@@ -199,3 +201,13 @@ def _short_literal(loop) -> bool:
         return True
     rng = range_call(loop.iter)
     return rng is not None and all(isinstance(a.value, cst.Integer) for a in rng.args)
+
+
+def _is_none_test(node) -> bool:
+    return (
+        isinstance(node, cst.Comparison)
+        and len(node.comparisons) == 1
+        and isinstance(node.comparisons[0].operator, (cst.Is, cst.IsNot))
+        and isinstance(node.comparisons[0].comparator, cst.Name)
+        and node.comparisons[0].comparator.value == "None"
+    )

@@ -70,6 +70,10 @@ _NOT_TENSOR = frozenset(
         "tensorflow.map_fn", "tensorflow.vectorized_map", "tensorflow.control_dependencies",
         "tensorflow.TensorArray", "tensorflow.DType", "tensorflow.Variable",
         "tensorflow.get_static_value", "tensorflow.is_tensor", "tensorflow.executing_eagerly",
+        # dicts and tuples of tensors
+        "tensorflow.io.parse_single_example", "tensorflow.io.parse_example", "tensorflow.io.parse_sequence_example",
+        "tensorflow.io.parse_single_sequence_example", "tensorflow.io.decode_csv", "tensorflow.parse_single_example",
+        "tensorflow.parse_example", "tensorflow.decode_csv",
     }
 )
 _SCALAR_TYPE = re.compile(r"^numpy\.(u?int\d*|float\d*|complex\d*|bool_?|str_|bytes_|object_|intp|uintp|half|single|double|longdouble)$")
@@ -77,6 +81,7 @@ _SCALAR_TYPE = re.compile(r"^numpy\.(u?int\d*|float\d*|complex\d*|bool_?|str_|by
 _TENSOR_METHODS = frozenset(
     {"numpy", "reshape", "astype", "transpose", "copy", "squeeze", "flatten", "ravel", "swapaxes", "clip", "round"}
 )
+_COUNTERS = frozenset({"numpy.arange", "tensorflow.range", "numpy.linspace", "keras.ops.arange"})
 _GENERATORS = frozenset({"numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator"})
 # Methods of a NumPy random generator that do not return an array.
 _GENERATOR_NON_ARRAY = frozenset({"shuffle", "spawn", "bit_generator", "seed", "get_state", "set_state", "bytes"})
@@ -115,6 +120,7 @@ class TensorNames:
         self._bindings: Dict[cst.CSTNode, Dict[str, list]] = {}
         self._params: Dict[cst.CSTNode, dict] = {}
         self._array_uses: Dict[cst.CSTNode, set] = {}
+        self._polymorphic: Dict[cst.CSTNode, set] = {}
         self._cache: dict = {}
 
     # -- scopes ---------------------------------------------------------
@@ -135,6 +141,7 @@ class TensorNames:
         bindings: Dict[str, list] = {}
         params: dict = {}
         uses: set = set()
+        polymorphic: set = set()
         if isinstance(scope, SCOPES):
             for param in _all_params(scope.params):
                 params[param.name.value] = param
@@ -177,6 +184,8 @@ class TensorNames:
             elif isinstance(node, cst.Attribute) and node.attr.value in ARRAY_ATTRS and isinstance(node.value, cst.Name):
                 uses.add(node.value.value)
             elif isinstance(node, cst.Call) and node.args and isinstance(node.args[0].value, cst.Name):
+                if isinstance(node.func, cst.Name) and node.func.value in ("isinstance", "hasattr", "type"):
+                    polymorphic.add(node.args[0].value.value)  # the code checks what it holds
                 if self.ctx.call_name(node) in ("tensorflow.shape", "numpy.shape", "tensorflow.rank", "numpy.ndim"):
                     uses.add(node.args[0].value.value)
         for name, param in params.items():
@@ -186,6 +195,7 @@ class TensorNames:
         self._bindings[scope] = bindings
         self._params[scope] = params
         self._array_uses[scope] = uses
+        self._polymorphic[scope] = polymorphic
 
     # -- queries --------------------------------------------------------
     def is_tensor_name(self, name: str, scope: cst.CSTNode) -> bool:
@@ -203,12 +213,12 @@ class TensorNames:
         if values:
             return all(self._is_tensor_binding(v, name, scope) for v in values)
         if name in self._params[scope]:
-            return name in self._array_uses[scope]
+            return name in self._array_uses[scope] and name not in self._polymorphic[scope] and name not in ("self", "cls")
         outer = self._outer_scope(scope)
         if outer is None:
             return False
         # A free name: the outer binding decides, or array use here.
-        if name in self._array_uses[scope] and name not in self.ctx.imports.aliases:
+        if name in self._array_uses[scope] and name not in self.ctx.imports.aliases and name not in self._polymorphic[scope]:
             self._index(outer)
             if not self._bindings[outer].get(name) or self.is_tensor_name(name, outer):
                 return True
@@ -221,6 +231,17 @@ class TensorNames:
         if isinstance(value, cst.AugAssign):
             return True  # x += y keeps x's kind; decided by the other bindings
         return self.is_tensor_expr(value, scope)
+
+    def is_counter(self, expr: cst.BaseExpression, scope: cst.CSTNode) -> bool:
+        """``np.arange(...)``/``tf.range(...)`` (or a name bound only to one): iterating it
+        is a counting loop, like ``range``."""
+        if isinstance(expr, cst.Call):
+            return self.ctx.call_name(expr) in _COUNTERS
+        if isinstance(expr, cst.Name):
+            self._index(scope)
+            values = self._bindings[scope].get(expr.value)
+            return bool(values) and all(isinstance(v, cst.Call) and self.ctx.call_name(v) in _COUNTERS for v in values)
+        return False
 
     def is_tensor_expr(self, expr: cst.BaseExpression, scope: Optional[cst.CSTNode] = None) -> bool:
         """``expr`` evaluates to one tensor or array (as far as the file tells)."""
