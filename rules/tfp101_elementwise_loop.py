@@ -438,7 +438,11 @@ class ElementwiseLoop(Rule):
         if name in _REDUCTIONS:
             operand = self._whole_operand(loop)
             if op.startswith("."):
-                call = f"{operand or tensor}.{name}(axis=1)" if operand is None or isinstance(cst.parse_expression(operand), (cst.Name, cst.Attribute)) else f"({operand}).{name}(axis=1)"
+                receiver = operand or tensor
+                parsed = cst.parse_expression(receiver)
+                if not (isinstance(parsed, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or parsed.lpar):
+                    receiver = f"({receiver})"
+                call = f"{receiver}.{name}(axis=1)"
             else:
                 call = f"{op}({operand or tensor}, axis=1)"
             return f"reduce along an axis over all rows at once instead (e.g. `{call}`)"
