@@ -84,7 +84,7 @@ class HandwrittenConvolution(Rule):
         "({padding} padding{stride}); use `tf.nn.conv2d`/`tf.nn.convolution` (NHWC input, HWIO kernel, "
         'padding="{padding}"{strides_arg}) or `keras.layers.Conv2D`'
     )
-    triggers = ("for ",)
+    triggers = ("sum(", "+=")  # a window sum, or an accumulating offset loop
     fixable = True
     # For --verify: the flagged code's inputs. "image" is a 2-D array
     # (height, width; a trailing channel axis is allowed), "kernel" a 2-D
