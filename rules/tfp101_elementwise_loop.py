@@ -8,7 +8,8 @@ import libcst as cst
 
 from tflint_perf.loops import enumerate_call, range_call
 from tflint_perf.rule import Rule
-from tflint_perf.tensors import TENSOR_ROOTS, TensorNames, find_convolution, is_test_file
+from tflint_perf.tensors import TENSOR_ROOTS, TensorNames, find_convolution
+from tflint_perf.testcode import is_test_file
 from tflint_perf.walk import children, descendants
 
 # TF/NumPy calls that are not math on the element: conversions, shape

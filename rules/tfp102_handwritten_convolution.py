@@ -8,7 +8,8 @@ from typing import Optional
 import libcst as cst
 
 from tflint_perf.rule import UNSAFE, Fix, Rule
-from tflint_perf.tensors import Convolution, find_convolution, is_test_file
+from tflint_perf.tensors import Convolution, find_convolution
+from tflint_perf.testcode import is_test_file
 from tflint_perf.walk import descendants
 
 

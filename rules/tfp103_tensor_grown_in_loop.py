@@ -10,7 +10,7 @@ from tflint_perf.functions import TfFunctions
 from tflint_perf.loops import enclosing_loops, range_call
 from tflint_perf.names import dotted
 from tflint_perf.rule import Rule
-from tflint_perf.tensors import is_test_file
+from tflint_perf.testcode import is_test_file
 from tflint_perf.walk import descendants
 
 # x = CONCAT([x, piece], ...) grows x.

@@ -7,7 +7,8 @@ from typing import ClassVar
 import libcst as cst
 
 from tflint_perf.datasets import DatasetFlow, autotune_expr
-from tflint_perf.functions import in_test_code
+from tflint_perf.testcode import in_test_code
+from tflint_perf.training_loops import TrainingLoops
 from tflint_perf.rule import Edit, Fix, Rule
 
 _KIND = {"fit": "passed to `{name}()`", "for": "iterated by a `for` loop", "iter": "iterated with `iter()`"}
@@ -83,6 +84,7 @@ class DatasetWithoutPrefetch(Rule):
 
     def finish(self) -> None:
         flow = self.ctx.shared(DatasetFlow)
+        loops = self.ctx.shared(TrainingLoops)
         done = set()
         for use in flow.consumptions:
             p = use.pipeline
@@ -90,6 +92,8 @@ class DatasetWithoutPrefetch(Rule):
                 continue
             if not isinstance(p.last, cst.Call) or in_test_code(self.ctx, use.site):
                 continue
+            if use.kind == "for" and loops.evidence(use.site) is None:
+                continue  # a loop that only reads batches (a metric, an export) is not a step loop
             done.add(id(p.last))
             consumed = _KIND[use.kind]
             if use.kind == "fit":

@@ -7,7 +7,7 @@ from typing import ClassVar, Optional
 import libcst as cst
 
 from tflint_perf.datasets import SOURCES, DatasetFlow, autotune_expr
-from tflint_perf.functions import in_test_code
+from tflint_perf.testcode import in_test_code
 from tflint_perf.rule import SAFE, UNSAFE, Edit, Fix, Rule
 from tflint_perf.walk import descendants
 

@@ -6,7 +6,7 @@ from typing import ClassVar, Optional
 
 import libcst as cst
 
-from tflint_perf.functions import in_test_code
+from tflint_perf.testcode import in_test_code
 from tflint_perf.keras_models import ModelNames
 from tflint_perf.loops import COMPREHENSION_TYPES, SCOPE_TYPES, LOOP_TYPES, names_used, receiver, target_names
 from tflint_perf.names import dotted

@@ -102,29 +102,3 @@ class TfFunctions:
             info = self.by_name.get(func.attr.value)
             return info if info is not None and info.definition is not None else None
         return None
-
-
-_TEST_FILE = ("test_", "conftest")
-_TEST_DIRS = frozenset({"test", "tests", "testing"})
-
-
-def in_test_code(ctx, node: cst.CSTNode) -> bool:
-    """Whether ``node`` is test code: a test file, a ``test*`` function, a TestCase class.
-
-    Performance advice rarely matters there (tiny inputs, one run). Needs
-    complete parents (call it from ``finish()``).
-    """
-    parts = ctx.path.replace("\\", "/").split("/")
-    base = parts[-1]
-    if base.startswith(_TEST_FILE) or base.endswith(("_test.py", "_tests.py")) or _TEST_DIRS & set(parts[:-1]):
-        return True
-    for parent in ctx.ancestors_of(node):
-        if isinstance(parent, cst.FunctionDef) and parent.name.value.startswith("test"):
-            return True
-        if isinstance(parent, cst.ClassDef):
-            for base_arg in parent.bases:
-                name = base_arg.value
-                text = name.attr.value if isinstance(name, cst.Attribute) else getattr(name, "value", "")
-                if isinstance(text, str) and text.endswith("TestCase"):
-                    return True
-    return False

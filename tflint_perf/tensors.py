@@ -91,12 +91,6 @@ _ARRAY_ANNOTATIONS = frozenset({"tensorflow.Tensor", "numpy.ndarray", "numpy.arr
 SCOPES = (cst.FunctionDef, cst.Lambda)
 
 
-def is_test_file(path: str) -> bool:
-    """``*_test.py`` / ``test_*.py``: loops there are small reference computations."""
-    name = path.replace("\\", "/").rsplit("/", 1)[-1]
-    return name.endswith("_test.py") or name.startswith("test_")
-
-
 def is_tensor_call_name(qual: Optional[str]) -> bool:
     """A TF/NumPy/keras.ops function that returns one tensor or array."""
     if qual is None or not qual.startswith(TENSOR_ROOTS):
