@@ -296,6 +296,8 @@ class RebuiltInLoop(Rule):
                 advice += "; hoist the rest out of the loop (its arguments do not depend on the loop)"
             if prefix is not None:
                 fix = self._clear_session_fix(loop, prefix)
+        elif all(i.kind == "tf1" for i in reported):
+            advice = "Build the graph and session once before the loop and feed each iteration's data through `feed_dict`"
         else:
             advice = "Hoist it out of the loop: its arguments do not depend on the loop" if len(reported) == 1 else (
                 "Hoist them out of the loop: their arguments do not depend on the loop"

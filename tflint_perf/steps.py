@@ -15,7 +15,7 @@ import libcst as cst
 
 from tflint_perf.loops import LOOP_TYPES, SCOPE_TYPES, names_used, target_names
 from tflint_perf.names import canonical, dotted
-from tflint_perf.walk import children, descendants
+from tflint_perf.walk import descendants
 
 TF1_GRAPH_MODE = frozenset(
     {
@@ -192,17 +192,3 @@ def calls_to(node: cst.CSTNode, name: str, via_self: bool):
         elif isinstance(func, cst.Name) and func.value == name:
             yield sub
 
-
-__all__ = [
-    "TF1_GRAPH_MODE",
-    "calls_to",
-    "children",
-    "decorator_names",
-    "import_insertion_line",
-    "is_clear_session",
-    "keras_prefix",
-    "loops_in",
-    "name_is_free",
-    "tensorflow_alias",
-    "varying_names",
-]
