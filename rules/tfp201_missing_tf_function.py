@@ -49,8 +49,9 @@ class MissingTfFunction(Rule):
     `tf.function(...)` anywhere in the module, handed to `strategy.run`, or
     called from a `tf.function`. It stays silent on `train_step`,
     `test_step` and `predict_step` of a Keras model (Keras compiles those),
-    after `tf.config.run_functions_eagerly(True)`, and on functions called
-    only once. A step whose body has Python side effects (`.numpy()`,
+    after `tf.config.run_functions_eagerly(True)`, on functions called
+    only once, and when literal loops call it fewer than 20 times in all
+    (tracing would cost more than it saves). A step whose body has Python side effects (`.numpy()`,
     `print`, appending to an outer list, assigning to `self`) is still
     reported, with what must move out of it before it can be wrapped.
 
@@ -99,8 +100,9 @@ class MissingTfFunction(Rule):
     and no Python control flow: then tracing runs the same operations. It is
     unsafe when the body has `if`/`for`/`while`/`try` (AutoGraph converts
     most, not all, control flow on tensors), creates `tf.Variable`s, or the
-    loop passes its Python counter as an argument (each new value traces
-    again). With side effects there is no fix.
+    call passes the loop counter or an outer loop's variable (each new value
+    traces again, and a retrace that creates variables raises). With side
+    effects there is no fix.
     """
 
     code = "TFP201"
@@ -275,16 +277,26 @@ class MissingTfFunction(Rule):
         return list(dict.fromkeys(effects)), risks
 
     def _call_site_risks(self, call: cst.Call, loop: cst.CSTNode) -> List[str]:
-        """A loop counter passed as an argument retraces the function every call."""
-        if not isinstance(loop, cst.For):
-            return []
+        """Arguments that retrace the compiled step: the innermost loop's
+        counter, or anything an outer loop iterates over (another model, an
+        epoch number). A retrace that builds new variables (a new optimizer's
+        slots) raises under tf.function."""
         counters = set()
-        if range_call(loop.iter) is not None:
-            counters.update(target_names(loop.target))
-        elif enumerate_call(loop.iter) is not None and isinstance(loop.target, cst.Tuple) and loop.target.elements:
-            counters.update(target_names(loop.target.elements[0].value))
+        if isinstance(loop, cst.For):
+            if range_call(loop.iter) is not None:
+                counters.update(target_names(loop.target))
+            elif enumerate_call(loop.iter) is not None and isinstance(loop.target, cst.Tuple) and loop.target.elements:
+                counters.update(target_names(loop.target.elements[0].value))
+        inner = set(map(id, descendants(loop))) if loop is not None else set()
+        for outer in enclosing_loops(self.ctx, call)[1:]:
+            if isinstance(outer, cst.For):
+                counters.update(target_names(outer.target))
+            for node in descendants(outer.body, skip_scopes=True):
+                if isinstance(node, cst.Assign) and id(node) not in inner:
+                    for t in node.targets:
+                        counters.update(target_names(t.target))
         used = {n.value for arg in call.args for n in [arg.value, *descendants(arg.value)] if isinstance(n, cst.Name)}
-        return ["passes the loop counter"] if used & counters else []
+        return ["passes a value that changes between calls"] if used & counters else []
 
     def _fix(self, func: cst.FunctionDef, safety: str) -> Optional[Fix]:
         ctx = self.ctx

@@ -58,8 +58,9 @@ class RebuiltInLoop(Rule):
     Flags a loop whose body builds, on every iteration, one of:
 
     - a Keras model (`Sequential`, `Model`, a subclass, `clone_model`,
-      `load_model`, or a function of the module that builds one), or a
-      layer that is then called in the same iteration of a training loop;
+      `load_model`, or a function of the module that builds one) used in a
+      training or inference loop, or a layer that is then called in the same
+      iteration of such a loop;
     - a `tf.function` (`tf.function(...)` or a decorated `def` in the loop)
       that is then called;
     - a TF1 graph: `tf.Graph()`, `Session`, placeholders and variables.
@@ -68,7 +69,8 @@ class RebuiltInLoop(Rule):
     hyperparameter, a new graph per shape) is not reported, except a Keras
     model trained in the loop (a search or cross-validation loop): that one
     is reported when the loop does not call `keras.backend.clear_session()`,
-    because every model built keeps adding to Keras' global state. Layers
+    because every model built keeps adding to Keras' global state (a
+    literal loop of fewer than three iterations is left alone). Layers
     collected to build one model, and factory functions that build a
     `tf.function` once, are not reported. One finding per loop, at the
     first thing rebuilt, names everything rebuilt in it.
@@ -271,7 +273,12 @@ class RebuiltInLoop(Rule):
                 ):
                     reported.append(item)
             elif item.kind == "layer":
-                if not clears and self._independent(item.node, varying) and self._used(item, body_calls) and self._is_step_loop(loop, body_calls):
+                if (
+                    not clears
+                    and self._independent(item.node, varying)
+                    and self._used(item, body_calls)
+                    and self._is_step_loop(loop, body_calls)
+                ):
                     reported.append(item)
             elif item.kind == "function":
                 if self._independent(item.node, varying) and self._used(item, body_calls):

@@ -191,4 +191,3 @@ def calls_to(node: cst.CSTNode, name: str, via_self: bool):
                 yield sub
         elif isinstance(func, cst.Name) and func.value == name:
             yield sub
-
