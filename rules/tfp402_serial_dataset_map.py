@@ -108,8 +108,7 @@ class SerialDatasetMap(Rule):
     verify_roles: ClassVar[dict] = {"call_site": "dataset_transformation", "consumer": "iterate", "variant": "fix"}
 
     def finish(self) -> None:
-        flow = self.ctx.shared(DatasetFlow)
-        self.defs = flow.defs
+        self.flow = flow = self.ctx.shared(DatasetFlow)
         for node in descendants(self.ctx.module):
             if not isinstance(node, cst.Call) or id(node) not in flow.method_receivers:
                 continue
@@ -141,13 +140,7 @@ class SerialDatasetMap(Rule):
             return expr.body
         if isinstance(expr, cst.Call) and self.ctx.call_name(expr) == "functools.partial" and expr.args:
             return self._resolve(expr.args[0].value)
-        name = None
-        if isinstance(expr, cst.Name):
-            name = expr.value
-        elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value in ("self", "cls"):
-            name = expr.attr.value
-        defs = self.defs.get(name or "", [])
-        return defs[0] if len(defs) == 1 else None
+        return self.flow.local_def(expr)
 
     def _work(self, func: cst.BaseExpression, seen: set, depth: int):
         """(description of the work or None when trivial or unreadable, unsafe-to-parallelise)."""

@@ -297,18 +297,22 @@ class DatasetFlow:
             return replace(pipeline, last=call, unknown=True)
         return replace(pipeline, last=call)
 
+    def local_def(self, expr: cst.BaseExpression) -> Optional[cst.FunctionDef]:
+        """The one def of this module that ``f`` or ``self.f`` names, else None."""
+        name = None
+        if isinstance(expr, cst.Name):
+            name = expr.value
+        elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value in ("self", "cls"):
+            name = expr.attr.value
+        defs = self.defs.get(name or "", [])
+        return defs[0] if len(defs) == 1 else None
+
     def _builder_result(self, call: cst.Call) -> Values:
         """A call to a function of this module that returns a pipeline."""
-        func = call.func
-        name = None
-        if isinstance(func, cst.Name):
-            name = func.value
-        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
-            name = func.attr.value
-        defs = self.defs.get(name or "", [])
-        if len(defs) != 1:
+        func_def = self.local_def(call.func)
+        if func_def is None:
             return ()  # unknown, or ambiguous between same-named defs
-        return self._summary(defs[0])
+        return self._summary(func_def)
 
     # -- consumers ------------------------------------------------------
     def _scan_calls(self, node: cst.CSTNode, env: _Env) -> None:
