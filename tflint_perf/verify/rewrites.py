@@ -279,9 +279,9 @@ def rewrite_tfp403(src: Source, line: int, end_line: int) -> List[Edit]:
 def _statement_at(src: Source, line: int, end_line: int):
     """(statement, its loop) for the innermost statement holding the finding, directly in a loop body."""
     best = None
+    compound = (ast.For, ast.While, ast.If, ast.With, ast.Try, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     for node in ast.walk(src.tree):
-        if isinstance(node, ast.stmt) and not isinstance(node, (ast.For, ast.While, ast.If, ast.With, ast.Try,
-                                                                 ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if isinstance(node, ast.stmt) and not isinstance(node, compound):
             if node.lineno <= line and end_line <= node.end_lineno and (best is None or node.lineno >= best.lineno):
                 best = node
     if best is None:
@@ -346,7 +346,7 @@ def rewrite_tfp202(src: Source, line: int, end_line: int) -> List[Edit]:
         raise Unsupported("the statement shares its line with another")
     inner, outer = _indent(src, stmt.lineno), _indent(src, loop.lineno)
     text = "".join(src.lines[stmt.lineno - 1: stmt.end_lineno])
-    hoisted = "".join(outer + l[len(inner):] if l.startswith(inner) else l for l in text.splitlines(keepends=True))
+    hoisted = "".join(outer + t[len(inner):] if t.startswith(inner) else t for t in text.splitlines(keepends=True))
     if not hoisted.endswith("\n"):
         hoisted += "\n"
     first = min([loop.lineno] + [d.lineno for d in getattr(loop, "decorator_list", [])])
