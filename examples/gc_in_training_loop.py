@@ -10,7 +10,15 @@ import time
 import numpy as np
 import tensorflow as tf
 
-STEPS = 40
+STEPS = 10
+
+
+def train(model, x, y):
+    for step in range(STEPS):
+        loss = model.train_on_batch(x, y)
+        if step % 5 == 0:
+            gc.collect()
+    return loss
 
 
 def main():
@@ -21,10 +29,7 @@ def main():
     model = tf.keras.Sequential([tf.keras.Input((16,)), tf.keras.layers.Dense(32, activation="relu"), tf.keras.layers.Dense(1)])
     model.compile(optimizer=tf.keras.optimizers.SGD(0.01), loss="mse")
     start = time.perf_counter()
-    for step in range(STEPS):
-        loss = model.train_on_batch(x, y)
-        if step % 5 == 0:
-            gc.collect()
+    loss = train(model, x, y)
     elapsed = time.perf_counter() - start
     print(f"loss {float(loss):.6f}  {elapsed:.2f} s")
 

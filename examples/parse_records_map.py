@@ -35,18 +35,23 @@ def parse_example(serialized):
     return image, example["label"]
 
 
+def checksum(path):
+    ds = tf.data.TFRecordDataset([path])
+    ds = ds.map(parse_example)
+    ds = ds.batch(32).prefetch(tf.data.AUTOTUNE)
+    total = 0.0
+    count = 0
+    for images, labels in ds:
+        total += float(tf.reduce_sum(images)) + float(tf.reduce_sum(labels))
+        count += int(images.shape[0])
+    return count, total
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "train.tfrecord")
         write_records(path)
-        ds = tf.data.TFRecordDataset([path])
-        ds = ds.map(parse_example)
-        ds = ds.batch(32).prefetch(tf.data.AUTOTUNE)
-        total = 0.0
-        count = 0
-        for images, labels in ds:
-            total += float(tf.reduce_sum(images)) + float(tf.reduce_sum(labels))
-            count += int(images.shape[0])
+        count, total = checksum(path)
         print("examples:", count, "checksum:", round(total, 2))
 
 

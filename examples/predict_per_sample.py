@@ -14,17 +14,20 @@ def build_model():
     )
 
 
-def main():
-    rng = np.random.default_rng(0)
-    x_test = rng.random((24, 20), dtype=np.float32)
-    keras.utils.set_random_seed(0)
-    model = build_model()
-
+def predict_classes(model, x_test):
     predicted = []
     for i in range(len(x_test)):
         probabilities = model.predict(x_test[i : i + 1], verbose=0)
         predicted.append(int(np.argmax(probabilities[0])))
-    print("class counts:", np.bincount(predicted, minlength=3).tolist())
+    return np.array(predicted)
+
+
+def main():
+    rng = np.random.default_rng(0)
+    x_test = rng.random((4, 20), dtype=np.float32)
+    keras.utils.set_random_seed(0)
+    model = build_model()
+    print("class counts:", np.bincount(predict_classes(model, x_test), minlength=3).tolist())
 
 
 if __name__ == "__main__":

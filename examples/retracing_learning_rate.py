@@ -9,7 +9,7 @@ import time
 import numpy as np
 import tensorflow as tf
 
-STEPS = 25
+STEPS = 12
 BASE_LR = 0.1
 
 weights = tf.Variable(tf.zeros((8, 1)))
@@ -24,13 +24,18 @@ def train_step(x, y, lr):
     return loss
 
 
+def train(x, y):
+    for step in range(STEPS):
+        loss = train_step(x, y, BASE_LR / (1 + step))
+    return loss
+
+
 def main():
     rng = np.random.default_rng(0)
     x = tf.constant(rng.normal(size=(64, 8)), tf.float32)
     y = tf.constant(rng.normal(size=(64, 1)), tf.float32)
     start = time.perf_counter()
-    for step in range(STEPS):
-        loss = train_step(x, y, BASE_LR / (1 + step))
+    loss = train(x, y)
     elapsed = time.perf_counter() - start
     traces = train_step.experimental_get_tracing_count()
     print(f"loss {float(loss):.6f}  traces {traces}  {elapsed:.2f} s")

@@ -300,3 +300,81 @@ def test_cli_rejects_verify_with_diff(tmp_path, cli_env):
     proc = subprocess.run([sys.executable, "-m", "tflint_perf", "check", "--verify", "--diff", path],
                           capture_output=True, text=True, env=cli_env)
     assert proc.returncode == 2 and "--verify cannot be combined with --diff" in proc.stderr
+
+
+def test_tfp101_rewrite_reduces_an_elementwise_row_expression_along_an_axis():
+    from tflint_perf.fixes import apply_edits
+
+    source = "def f(q, k):\n    s = []\n    for i in range(q.shape[0]):\n        s.append(tf.reduce_sum(q[i] * k))\n    return tf.stack(s)\n"
+    assert "    return tf.reduce_sum(q * k, axis=tuple(range(1, len(q.shape))))" in apply_edits(source, rewrite("TFP101", Source(source), 3, 4))
+
+
+def test_tfp202_rewrite_hoists_the_loop_invariant_construction():
+    from tflint_perf.fixes import apply_edits
+
+    source = "def f(bs):\n    out = []\n    for b in bs:\n        m = build(\n            8)\n        out.append(m(b))\n    return out\n"
+    assert apply_edits(source, rewrite("TFP202", Source(source), 4, 5)) == (
+        "def f(bs):\n    out = []\n    m = build(\n        8)\n    for b in bs:\n        out.append(m(b))\n    return out\n"
+    )
+    for body, why in [
+        ("    for b in bs:\n        m = build(b)\n        m(b)\n", "which the loop changes"),
+        ("    for b in bs:\n        m(b)\n        m = build()\n", "reads `m` before"),
+        ("    for b in bs:\n        if b:\n            m = build()\n", "not directly in a loop body"),
+    ]:
+        source = "def f(bs):\n" + body
+        line = next(i for i, text in enumerate(source.splitlines(), 1) if "build(" in text)
+        with pytest.raises(Unsupported, match=why):
+            rewrite("TFP202", Source(source), line, line)
+
+
+def test_tfp103_rewrite_collects_pieces_and_concatenates_once():
+    from tflint_perf.fixes import apply_edits
+
+    source = "def f(ds):\n    acc = tf.zeros([0, 2])\n    for x in ds:\n        acc = tf.concat([acc, g(x)], axis=0)\n    return acc\n"
+    assert apply_edits(source, rewrite("TFP103", Source(source), 4, 4)) == (
+        "def f(ds):\n    acc = tf.zeros([0, 2])\n    __tfp_parts = [acc]\n    for x in ds:\n"
+        "        __tfp_parts.append(g(x))\n    acc = tf.concat(__tfp_parts, axis=0)\n    return acc\n"
+    )
+    source = "def f(ds):\n    for x in ds:\n        acc = tf.concat([acc, x], 0)\n        if x:\n            return None\n"
+    with pytest.raises(Unsupported, match="return/yield"):
+        rewrite("TFP103", Source(source), 3, 3)
+
+
+def test_fix_that_adds_an_import_is_timed_as_the_function_alone(tmp_path):
+    import ast as ast_mod
+
+    source = "import numpy as np\n\n\ndef f(x):\n    return np.sum(x)\n"
+    fix = Fix((Edit(2, 0, 2, 0, "import math\n"), Edit(5, 0, 5, 20, "    return math.fsum(x)")))
+    job, outcome = plan_finding(0, _finding("m.py", 5, fix=fix), source, ast_mod.parse(source), VerifyOptions(root=tmp_path))
+    assert outcome is None and job["mode"] == "function" and job["fixed_imports"] == "import math\n"
+    assert job["fixed_region"] == [5, 6]
+
+
+def test_fix_adding_an_import_runs_with_that_import(tmp_path):
+    path = _write(tmp_path, "blur.py", """\
+        import numpy as np
+
+
+        def total(rows):
+            out = 0.0
+            for r in rows:
+                out += float(sum(r))
+            return out
+
+
+        if __name__ == "__main__":
+            print(total(np.ones((50, 40))))
+    """)
+    fix = Fix((Edit(2, 0, 2, 0, "import math\n"), Edit(5, 0, 8, 14, "    return math.fsum(np.ravel(rows))")))
+    finding = _finding(path, 6, fix=fix, end_line=7)
+    _run(tmp_path, path, [finding])
+    v = finding.extra["verify"]
+    assert v["status"] in ("verified", "no-speedup") and v["equal"] is True, v
+
+
+def test_rule_verify_roles_in_the_rules_words_map_to_input_kinds():
+    from tflint_perf.verify.inputs import input_roles
+
+    assert input_roles({"iterated": "tensor"}) == {"iterated": "matrix"}
+    assert input_roles({"image": "2-D", "kernel": "2-D"}) == {"image": "image", "kernel": "kernel"}
+    assert input_roles({"call_site": "loop", "measure": "loop"}) == {}

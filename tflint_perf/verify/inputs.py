@@ -40,6 +40,31 @@ def shape_of(kind: str, size: int) -> List[int]:
     raise ValueError(kind)
 
 
+# Input roles this module can synthesise, and how the rules' own words for
+# kinds map onto ours. A rule's ``verify_roles`` also holds other keys
+# (``call_site``, ``measure``, ...): those say how to run it, not what to feed it.
+INPUT_ROLES = {"iterated", "image", "kernel"}
+KINDS = {"matrix", "image", "kernel", "vector"}
+KIND_ALIASES = {"tensor": "matrix", "array": "matrix", "2-D": None, "2d": None}
+
+
+def input_roles(rule_roles) -> Dict[str, str]:
+    """The synthesisable roles a rule declares, with their kinds in this module's words."""
+    out: Dict[str, str] = {}
+    if not isinstance(rule_roles, dict):
+        return out
+    for role, kind in rule_roles.items():
+        role, kind = str(role), str(kind)
+        if role not in INPUT_ROLES:
+            continue
+        if kind in KINDS:
+            out[role] = kind
+        elif kind in KIND_ALIASES:
+            # "2-D" names the rank; the role says which 2-D array it is
+            out[role] = KIND_ALIASES[kind] or {"iterated": "matrix"}.get(role, role)
+    return out
+
+
 def _params(func: ast.FunctionDef) -> Tuple[List[str], List[str]]:
     """(parameters that need a value, parameters with defaults)."""
     args = func.args
@@ -71,8 +96,7 @@ def plan_inputs(
 ) -> Tuple[Optional[dict], str]:
     """({param: spec} for every parameter without a default, "") or (None, why not)."""
     roles = dict(ROLES.get(code, {}))
-    if isinstance(rule_roles, dict):
-        roles.update({str(k): str(v) for k, v in rule_roles.items()})
+    roles.update(input_roles(rule_roles))
     needed, _ = _params(func)
     if func.args.vararg is not None and not needed:
         pass

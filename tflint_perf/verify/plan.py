@@ -57,6 +57,30 @@ def _caught(tree: ast.Module, line: int) -> bool:
     return False
 
 
+def _added_imports(source: str, edits: List, tree: ast.Module):
+    """(texts of whole import statements the edits insert before the first statement they touch, the other edits)."""
+    if not edits:
+        return [], edits
+    first_other = min((e.line for e in edits if not _is_import_insertion(e)), default=None)
+    added, others = [], []
+    for edit in edits:
+        if _is_import_insertion(edit) and (first_other is None or edit.line < first_other):
+            added.append(edit.content)
+        else:
+            others.append(edit)
+    return added, (others or edits)
+
+
+def _is_import_insertion(edit) -> bool:
+    if (edit.line, edit.column) != (edit.end_line, edit.end_column) or edit.column != 0 or not edit.content.endswith("\n"):
+        return False
+    try:
+        body = ast.parse(edit.content).body
+    except SyntaxError:
+        return False
+    return bool(body) and all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in body)
+
+
 def unverified(reason: str) -> dict:
     return {"status": "unverified", "reason": reason}
 
@@ -93,19 +117,27 @@ def plan_finding(
         job["caught"] = _caught(tree, finding.line)
         return job, None
 
-    lines = [finding.line, finding.end_line] + [line for e in edits for line in (e.line, e.end_line)]
+    # A fix may add imports at the top of the module (TFP102: `import tensorflow as tf`):
+    # they run before the fixed variant and do not count as part of the timed region.
+    added_imports, edits_in_code = _added_imports(source, edits, tree)
+    lines = [finding.line, finding.end_line] + [line for e in edits_in_code for line in (e.line, e.end_line)]
     lo, hi = min(lines), max(lines)
     region = _overlapping(tree.body, lo, hi)
     if not region:
         return None, unverified("the finding is not inside any statement")
     start, end = _start(region[0]), region[-1].end_lineno
+    shift = sum(text.count("\n") for text in added_imports)
+    fixed_start = start + shift
     fixed_end = end + (len(fixed.splitlines()) - len(source.splitlines()))
-    fixed_region = [s for s in fixed_tree.body if _start(s) >= start and s.end_lineno <= fixed_end]
+    fixed_region = [s for s in fixed_tree.body if _start(s) >= fixed_start and s.end_lineno <= fixed_end]
     before = [ast.dump(s) for s in tree.body if s.end_lineno < start]
-    if before != [ast.dump(s) for s in fixed_tree.body if s.end_lineno < start]:
+    fixed_before = [s for s in fixed_tree.body if s.end_lineno < fixed_start]
+    imports = [ast.dump(s) for stmt in added_imports for s in ast.parse(stmt).body]
+    if before != [ast.dump(s) for s in fixed_before if not (isinstance(s, (ast.Import, ast.ImportFrom)) and ast.dump(s) in imports)]:
         return None, unverified("the fix changes code before the flagged statements; cannot time them apart")
     job["region"] = [start, end]
-    job["fixed_region"] = [_start(fixed_region[0]) if fixed_region else start, fixed_end]
+    job["fixed_region"] = [_start(fixed_region[0]) if fixed_region else fixed_start, fixed_end]
+    job["fixed_imports"] = "".join(added_imports)
     job["cold"] = code in COLD_RULES
 
     if len(region) == 1 and isinstance(region[0], ast.ClassDef):

@@ -143,7 +143,11 @@ def _vectorise(element: ast.AST, tensor_src: str, tf: Optional[str]) -> str:
     """One expression over the whole tensor equal to stacking ``element`` per row."""
     if not re.match(r"^[\w.]+$", tensor_src):
         tensor_src = f"({tensor_src})"
-    if isinstance(element, ast.Call) and element.args and isinstance(element.args[0], ast.Name) and element.args[0].id == "__el":
+    # a reduction of the row, or of an elementwise expression of it (``reduce_sum(row * key)``):
+    # one reduction over all rows, along the row axes (other operands broadcast against a row)
+    if isinstance(element, ast.Call) and element.args and _uses(element.args[0], "__el") and (
+        isinstance(element.args[0], ast.Name) or _elementwise(element.args[0])
+    ):
         short = _dotted(element.func).rsplit(".", 1)[-1]
         keywords = {k.arg: k for k in element.keywords}
         if short in _REDUCTIONS and not ({"keepdims", "keep_dims"} & set(keywords)) and len(element.args) == 1:
@@ -156,7 +160,11 @@ def _vectorise(element: ast.AST, tensor_src: str, tf: Optional[str]) -> str:
             else:
                 raise Unsupported("the reduction's axis is not a literal")
             rest = [ast.unparse(k) for k in element.keywords if k.arg != "axis"]
-            args = ", ".join([tensor_src, f"axis={new_axis}", *rest])
+            first = tensor_src
+            if not isinstance(element.args[0], ast.Name):
+                whole = ast.parse(tensor_src, mode="eval").body
+                first = ast.unparse(_Substitute(lambda n: isinstance(n, ast.Name) and n.id == "__el", whole).visit(element.args[0]))
+            args = ", ".join([first, f"axis={new_axis}", *rest])
             return f"{ast.unparse(element.func)}({args})"
     if _elementwise(element):
         text = ast.unparse(element)
@@ -267,8 +275,132 @@ def rewrite_tfp403(src: Source, line: int, end_line: int) -> List[Edit]:
     return edits
 
 
+# -- loop-level helpers (TFP202, TFP103) ------------------------------------
+def _statement_at(src: Source, line: int, end_line: int):
+    """(statement, its loop) for the innermost statement holding the finding, directly in a loop body."""
+    best = None
+    compound = (ast.For, ast.While, ast.If, ast.With, ast.Try, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.stmt) and not isinstance(node, compound):
+            if node.lineno <= line and end_line <= node.end_lineno and (best is None or node.lineno >= best.lineno):
+                best = node
+    if best is None:
+        raise Unsupported("no simple statement at the finding")
+    loop = src.parents.get(best)
+    if not isinstance(loop, (ast.For, ast.While)) or best not in loop.body:
+        raise Unsupported("the flagged statement is not directly in a loop body (it sits in a branch or block)")
+    return best, loop
+
+
+def _stored(nodes) -> set:
+    names = set()
+    for root in nodes:
+        for node in ast.walk(root):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                names.add(node.id)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
+
+
+def _read(nodes, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for root in nodes for n in ast.walk(root))
+
+
+def _own_lines(src: Source, stmt: ast.stmt) -> bool:
+    """Whether the statement fills its lines alone (no ``;`` neighbours)."""
+    first = src.lines[stmt.lineno - 1][: src.col(stmt.lineno, stmt.col_offset)]
+    last = src.lines[stmt.end_lineno - 1][src.col(stmt.end_lineno, stmt.end_col_offset):]
+    return not first.strip() and (not last.strip() or last.strip().startswith("#"))
+
+
+def _indent(src: Source, line: int) -> str:
+    text = src.lines[line - 1]
+    return text[: len(text) - len(text.lstrip())]
+
+
+def _after(src: Source, node: ast.AST, text: str) -> Edit:
+    """Insert ``text`` as new lines after the node's last line."""
+    line = src.lines[node.end_lineno - 1].rstrip("\r\n")
+    return Edit(node.end_lineno, len(line), node.end_lineno, len(line), "\n" + text)
+
+
+def rewrite_tfp202(src: Source, line: int, end_line: int) -> List[Edit]:
+    """Hoist a loop-invariant ``name = build(...)`` out of the loop: ``m = build(); for b in bs: m(b)``."""
+    stmt, loop = _statement_at(src, line, end_line)
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+        raise Unsupported("the rebuilt object is not bound by `name = ...`")
+    name = stmt.targets[0].id
+    loop_names = _stored([loop.target] if isinstance(loop, ast.For) else []) | _stored(loop.body)
+    used = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
+    if used & loop_names:
+        raise Unsupported(f"the construction uses {', '.join(sorted(used & loop_names))}, which the loop changes")
+    if any(name in _stored([s]) for s in loop.body if s is not stmt) or (isinstance(loop, ast.For) and name in _stored([loop.target])):
+        raise Unsupported(f"`{name}` is bound again elsewhere in the loop")
+    index = loop.body.index(stmt)
+    if _read(loop.body[:index], name) or (isinstance(loop, ast.While) and _read([loop.test], name)):
+        raise Unsupported(f"the loop reads `{name}` before rebuilding it")
+    if not _own_lines(src, stmt):
+        raise Unsupported("the statement shares its line with another")
+    inner, outer = _indent(src, stmt.lineno), _indent(src, loop.lineno)
+    text = "".join(src.lines[stmt.lineno - 1: stmt.end_lineno])
+    hoisted = "".join(outer + t[len(inner):] if t.startswith(inner) else t for t in text.splitlines(keepends=True))
+    if not hoisted.endswith("\n"):
+        hoisted += "\n"
+    first = min([loop.lineno] + [d.lineno for d in getattr(loop, "decorator_list", [])])
+    return [
+        Edit(first, 0, first, 0, hoisted),
+        Edit(stmt.lineno, 0, stmt.end_lineno + 1, 0, ""),
+    ]
+
+
+_CONCATS = {"concat", "concatenate"}
+
+
+def rewrite_tfp103(src: Source, line: int, end_line: int) -> List[Edit]:
+    """``acc = concat([acc, piece])`` per iteration -> append pieces to a list, concatenate once after the loop."""
+    stmt, loop = _statement_at(src, line, end_line)
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+        raise Unsupported("the grown tensor is not bound by `name = ...`")
+    name = stmt.targets[0].id
+    call = stmt.value
+    if not (isinstance(call, ast.Call) and _dotted(call.func).rsplit(".", 1)[-1] in _CONCATS and call.args
+            and isinstance(call.args[0], (ast.List, ast.Tuple)) and len(call.args[0].elts) == 2):
+        raise Unsupported("the statement is not `x = concat([x, piece], axis)`")
+    grown, piece = call.args[0].elts
+    if not (isinstance(grown, ast.Name) and grown.id == name) or _uses(piece, name):
+        raise Unsupported("the statement does not append one piece to the grown tensor")
+    axis = call.args[1:] + [k.value for k in call.keywords if k.arg == "axis"]
+    if len(call.args) > 2 or any(k.arg not in ("axis",) for k in call.keywords) or len(axis) > 1:
+        raise Unsupported("the concatenation takes arguments other than the pieces and the axis")
+    if axis and not (isinstance(axis[0], ast.Constant) or (isinstance(axis[0], ast.UnaryOp) and isinstance(axis[0].operand, ast.Constant))):
+        raise Unsupported("the axis is not a literal")
+    others = [s for s in loop.body if s is not stmt]
+    if name in _stored(others) or _read(others, name) or (isinstance(loop, ast.While) and _read([loop.test], name)):
+        raise Unsupported(f"the loop uses `{name}` other than to grow it")
+    if isinstance(loop, ast.For) and name in _stored([loop.target]):
+        raise Unsupported(f"`{name}` is the loop variable")
+    if loop.orelse or any(isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom)) for n in ast.walk(loop)):
+        raise Unsupported("the loop can leave its function early (return/yield) or has an else")
+    if not _own_lines(src, stmt):
+        raise Unsupported("the statement shares its line with another")
+    parts = "__tfp_parts"
+    outer = _indent(src, loop.lineno)
+    axis_text = f", axis={src.segment(axis[0])}" if axis else ""
+    first = min([loop.lineno] + [d.lineno for d in getattr(loop, "decorator_list", [])])
+    return [
+        Edit(first, 0, first, 0, f"{outer}{parts} = [{name}]\n"),
+        src.span_edit(stmt, stmt, f"{parts}.append({src.segment(piece)})"),
+        _after(src, loop, f"{outer}{name} = {src.segment(call.func)}({parts}{axis_text})"),
+    ]
+
+
 REWRITES: Dict[str, Callable[[Source, int, int], List[Edit]]] = {
     "TFP101": rewrite_tfp101,
+    "TFP103": rewrite_tfp103,
+    "TFP202": rewrite_tfp202,
     "TFP403": rewrite_tfp403,
 }
 

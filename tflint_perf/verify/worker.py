@@ -295,6 +295,22 @@ class Worker:
         finally:
             sys.modules["__main__"], sys.argv = saved
 
+    def bind_imports(self, job: dict, namespace: dict) -> None:
+        """Run the imports the fix adds at the top of the module (e.g. ``import tensorflow as tf``).
+
+        They bind into the module's namespace only names it does not hold
+        already (or holds as the same object); the original never reads them.
+        """
+        text = job.get("fixed_imports")
+        if not text:
+            return
+        scratch = dict(namespace)
+        exec(compile(text, f"{self.path} (fix imports)", "exec"), scratch)
+        for key, value in scratch.items():
+            if key in namespace and namespace[key] is not value:
+                raise RuntimeError(f"the fix imports `{key}`, which the module binds to something else")
+            namespace[key] = value
+
     def statements(self, tree, first: int, last: int):
         def start(s):
             return min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", [])])
@@ -347,6 +363,7 @@ class Worker:
         try:
             self.seed()
             self.run_main(prefix_code, base)
+            self.bind_imports(job, base)
         except _Stop:
             raise
         except BaseException as exc:
@@ -405,6 +422,7 @@ class Worker:
         busy = []
 
         def measure_call(job, base_fn, args, kwargs):
+            self.bind_imports(job, namespace)
             fixed_fn = self.define(fixed_defs[job["id"]], namespace, job)
             cold_defs = self.cold_definitions(tree, job) if job.get("cold") else None
             base_def = next(s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == job["function"])
@@ -546,6 +564,7 @@ class Worker:
             }
         fixed_fn = None
         try:
+            self.bind_imports(job, namespace)
             fixed_fn = self.define(fixed_def, namespace, job)
             cold_defs = self.cold_definitions(tree, job) if job.get("cold") else None
             base_def = next(s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == name)
