@@ -11,7 +11,10 @@ from typing import List, Optional, Sequence
 from tflint_perf import __version__, reporters
 from tflint_perf.config import ConfigError, Settings, load_settings, validate_codes
 from tflint_perf.discovery import MissingPathError, collect
-from tflint_perf.runner import CHECK, DIFF, FIX, FileResult, lint_file, lint_text
+from tflint_perf.cache import Cache
+from tflint_perf.cache import default_directory as default_cache_dir
+from tflint_perf.parallel import lint_files
+from tflint_perf.runner import CHECK, DIFF, FIX, FileResult, lint_text
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -49,13 +52,34 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--config", help="configuration file (default: nearest pyproject.toml)")
     check.add_argument("--stdin-filename", help="the file name to report for stdin input")
     check.add_argument("--force-exclude", action="store_true", help="apply exclude patterns to files named on the command line")
+    _add_speed_options(check)
 
     rules = sub.add_parser("rules", help="list every rule")
     rules.add_argument("--format", choices=("text", "json"), default="text")
 
     explain = sub.add_parser("explain", help="print a rule's documentation")
     explain.add_argument("code", metavar="CODE")
+
+    clean = sub.add_parser("clean", help="remove the cache folder")
+    clean.add_argument("--cache-dir", help="the cache folder (default: .tflint-perf-cache at the project root)")
+    clean.add_argument("--config", help="configuration file (default: nearest pyproject.toml)")
     return parser
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of processes, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 (all cores) or more")
+    return value
+
+
+def _add_speed_options(check) -> None:
+    check.add_argument("-j", "--jobs", type=_jobs, default=0, metavar="N", help="processes to lint with (default: 0 = all cores; 1 = this process only)")
+    check.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    check.add_argument("--cache-dir", help="cache folder (default: .tflint-perf-cache at the project root)")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -68,6 +92,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return run_rules(args)
         if args.command == "explain":
             return run_explain(args)
+        if args.command == "clean":
+            return run_clean(args)
     except (ConfigError, MissingPathError) as exc:
         sys.stderr.write(f"tflint-perf: error: {exc}\n")
         return EXIT_ERROR
@@ -111,8 +137,9 @@ def run_check(args) -> int:
     else:
         if "-" in paths:
             raise ConfigError("'-' (stdin) cannot be combined with other paths")
-        for path in collect(paths, settings, args.force_exclude):
-            results.append(lint_file(path, settings, mode, args.unsafe_fixes))
+        files = collect(paths, settings, args.force_exclude)
+        cache = None if args.no_cache else Cache(default_cache_dir(settings, args.cache_dir), settings)
+        results.extend(lint_files(files, settings, mode, args.unsafe_fixes, args.jobs, cache))
 
     findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key())
     fixed = sum(r.fixed for r in results)
@@ -223,4 +250,17 @@ def run_explain(args) -> int:
         sys.stderr.write(f"tflint-perf: error: unknown rule code '{args.code}' (see `tflint-perf rules`)\n")
         return EXIT_ERROR
     sys.stdout.write(rule_page(rule))
+    return EXIT_CLEAN
+
+
+def run_clean(args) -> int:
+    from tflint_perf.cache import clean
+
+    settings = load_settings(args.config, ["."])
+    try:
+        message = clean(default_cache_dir(settings, args.cache_dir))
+    except (OSError, ValueError) as exc:
+        sys.stderr.write(f"tflint-perf: error: {exc}\n")
+        return EXIT_ERROR
+    sys.stdout.write(message + "\n")
     return EXIT_CLEAN

@@ -25,6 +25,7 @@ KNOWN_KEYS = {
     "extend-exclude",
     "per-file-ignores",
     "verify",
+    "cache-dir",
 }
 
 
@@ -92,6 +93,7 @@ class Settings:
     exclude: List[str] = field(default_factory=list)
     per_file_ignores: Dict[str, List[str]] = field(default_factory=dict)
     verify: dict = field(default_factory=dict)
+    cache_dir: Optional[str] = None  # relative to root; not part of the fingerprint
 
     def is_enabled(self, code: str, extra_ignores: Sequence[str] = ()) -> bool:
         """The most specific matching prefix decides; ignore wins a tie."""
@@ -125,7 +127,10 @@ class Settings:
 
     def fingerprint(self) -> str:
         """A stable text of everything that changes which findings a file gets."""
-        return repr((sorted(self.select), sorted(self.ignore), sorted(self.per_file_ignores.items())))
+        # root: per-file-ignores patterns are matched relative to it.
+        return repr(
+            (sorted(self.select), sorted(self.ignore), sorted(self.per_file_ignores.items()), str(self.root))
+        )
 
 
 def find_config(start: Path) -> Optional[Path]:
@@ -191,6 +196,10 @@ def settings_from_table(table: dict, path: Optional[Path]) -> Settings:
     if not isinstance(verify, dict):
         raise ConfigError(f"{where}: verify must be a table")
     settings.verify = verify
+    if "cache-dir" in table:
+        if not isinstance(table["cache-dir"], str) or not table["cache-dir"]:
+            raise ConfigError(f"{where}: cache-dir must be a path")
+        settings.cache_dir = table["cache-dir"]
     return settings
 
 
