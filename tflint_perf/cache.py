@@ -28,9 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import List, Optional, Sequence
@@ -230,6 +228,8 @@ class Cache:
 
     def _prune(self) -> None:
         """Remove other buckets that no run has used for a week."""
+        import shutil
+
         cutoff = time.time() - STALE_BUCKET_SECONDS
         try:
             siblings = list(os.scandir(self.directory))
@@ -246,6 +246,8 @@ class Cache:
 
 
 def _write_atomic(target: Path, payload: bytes) -> None:
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".part")
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -279,5 +281,7 @@ def clean(directory: Path) -> str:
         return f"No cache at {directory}."
     if not directory.is_dir() or not looks_like_cache(directory):
         raise ValueError(f"{directory} is not a tflint-perf cache folder (no {TAG_NAME} from tflint-perf); not removed")
+    import shutil
+
     shutil.rmtree(directory)
     return f"Removed {directory}."

@@ -24,6 +24,9 @@ from tflint_perf.runner import CHECK, FileResult, lint_file
 MIN_FILES_FOR_POOL = 8
 MIN_BYTES_FOR_POOL = 256 * 1024
 CHUNK_FILES = 8
+# TFLINT_PERF_POOL=always uses the pool for any run of two files or more with
+# -j above 1 (tests, debugging); "never" stays in-process; default: auto.
+POOL_ENV = "TFLINT_PERF_POOL"
 
 
 def available_cores() -> int:
@@ -135,13 +138,21 @@ def lint_files(
             sys.stderr.write(f"tflint-perf: warning: {warning}; running without it\n")
 
     workers = min(resolve_jobs(jobs), len(todo))
-    total = sum(size for size, _ in todo)
-    if workers <= 1 or len(todo) < MIN_FILES_FOR_POOL or total < MIN_BYTES_FOR_POOL:
+    if _in_process(workers, todo):
         for _, index in todo:
             results[index] = lint_and_store(files[index], settings, mode, unsafe, cache)
     else:
         _lint_in_pool(files, todo, results, workers, settings, mode, unsafe, cache)
     return results  # type: ignore[return-value]
+
+
+def _in_process(workers: int, todo) -> bool:
+    policy = os.environ.get(POOL_ENV, "auto")
+    if workers <= 1 or policy == "never":
+        return True
+    if policy == "always":
+        return False
+    return len(todo) < MIN_FILES_FOR_POOL or sum(size for size, _ in todo) < MIN_BYTES_FOR_POOL
 
 
 def _lint_in_pool(files, todo, results, workers, settings, mode, unsafe, cache) -> None:
