@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import sys
 from typing import List, Optional, Sequence
@@ -197,6 +196,8 @@ def _write_report(findings, out, args, settings: Settings, fixed: int) -> None:
 
 
 def _report_diff(results: List[FileResult], args) -> int:
+    import difflib
+
     changed = 0
     fixes = 0
     for r in results:
