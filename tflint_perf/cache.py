@@ -1,7 +1,7 @@
 """A content-hash cache of findings, one small JSON file per linted file.
 
 An entry is found by a hash of the *salt* and the file's absolute path and is
-used only when the SHA-256 of the file's bytes matches the one stored in it,
+used only when the BLAKE2b of the file's bytes matches the one stored in it,
 so editing a file overwrites its entry instead of piling up new ones. The
 salt covers everything else that decides the findings:
 
@@ -25,7 +25,6 @@ concurrent runs and worker processes never see half an entry.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -35,6 +34,11 @@ from typing import List, Optional, Sequence
 
 from tflint_perf import __version__
 from tflint_perf.rule import Edit, Finding, Fix
+
+try:  # hashlib's import loads OpenSSL (4 ms): too much for linting one file
+    from _blake2 import blake2b as _hash
+except ImportError:  # pragma: no cover - a Python built without it
+    from hashlib import blake2b as _hash
 
 DEFAULT_DIR_NAME = ".tflint-perf-cache"
 ENV_VAR = "TFLINT_PERF_CACHE_DIR"
@@ -70,7 +74,7 @@ def _libcst_stamp() -> str:
     for name in ("_version.py", "__init__.py"):
         try:
             with open(os.path.join(folder, name), "rb") as handle:
-                return hashlib.sha256(handle.read()).hexdigest()
+                return _hash(handle.read()).hexdigest()
         except OSError:
             continue
     return folder
@@ -78,7 +82,7 @@ def _libcst_stamp() -> str:
 
 def code_fingerprint() -> str:
     """A hash of the linter's own code: this package and every rule module."""
-    digest = hashlib.sha256()
+    digest = _hash()
     digest.update(f"{__version__}\0{FORMAT}\0{sys.implementation.name}{sys.version_info[:2]}\0".encode())
     digest.update(_libcst_stamp().encode())
     for folder in _package_dirs():
@@ -146,7 +150,7 @@ class Cache:
 
     def __init__(self, directory, settings) -> None:
         self.directory = Path(directory)
-        salt = hashlib.sha256()
+        salt = _hash()
         salt.update(code_fingerprint().encode())
         salt.update(b"\0")
         salt.update(settings.fingerprint().encode())
@@ -157,12 +161,12 @@ class Cache:
 
     # -- keys --------------------------------------------------------------
     def _entry(self, path: str) -> Path:
-        name = hashlib.sha256(f"{self.salt}\0{os.path.abspath(path)}".encode()).hexdigest()
+        name = _hash(f"{self.salt}\0{os.path.abspath(path)}".encode()).hexdigest()
         return self.bucket / f"{name[:32]}.json"
 
     @staticmethod
     def content_hash(data: bytes) -> str:
-        return hashlib.sha256(data).hexdigest()
+        return _hash(data).hexdigest()
 
     # -- reading -----------------------------------------------------------
     def get(self, path: str, data: bytes) -> Optional[List[Finding]]:
@@ -246,9 +250,9 @@ class Cache:
 
 
 def _write_atomic(target: Path, payload: bytes) -> None:
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".part")
+    """Write to a temporary file beside ``target``, then rename it into place."""
+    tmp = str(target.parent / f".tmp-{os.getpid()}-{os.urandom(6).hex()}.part")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o644)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)

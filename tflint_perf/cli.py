@@ -19,8 +19,18 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 class _Parser(argparse.ArgumentParser):
+    _width: Optional[int] = None
+
     def error(self, message: str):  # one line, exit 2, like argparse but shorter
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
+
+    def _get_formatter(self):
+        # argparse asks the terminal for its size at every add_argument; once is enough.
+        if _Parser._width is None:
+            import shutil
+
+            _Parser._width = shutil.get_terminal_size().columns - 2
+        return self.formatter_class(prog=self.prog, width=_Parser._width)
 
 
 def _codes(text: str) -> List[str]:
