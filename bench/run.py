@@ -328,6 +328,12 @@ def render(rows, small, files, lines, corpus, jobs, started, load_before, load_a
             out.append(f"| {row.tool} | {row.how} | {row.note} | | | | | | |")
             continue
         r = row.run
+        if r.status.startswith("timed out"):  # a lower bound is still a result
+            ratio = f"> {r.wall / floor.wall:.1f}x" if floor else "n/a"
+            out.append(
+                f"| {row.tool} | {row.how}; {r.status} | > {r.wall:.0f} | < {files / r.wall:,.1f} | | {_mb(r.tree_rss)} | {_mb(r.max_rss)} | {ratio} | |"
+            )
+            continue
         if r.status != "ok":
             out.append(f"| {row.tool} | {row.how} | {r.status} | | | | | | |")
             continue
