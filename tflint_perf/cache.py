@@ -156,13 +156,14 @@ class Cache:
         salt.update(settings.fingerprint().encode())
         self.salt = salt.hexdigest()
         self.bucket = self.directory / self.salt[:24]
+        self._bucket_prefix = os.path.join(str(self.bucket), "")
         self.writable = True
         self._touched = False
 
     # -- keys --------------------------------------------------------------
-    def _entry(self, path: str) -> Path:
-        name = _hash(f"{self.salt}\0{os.path.abspath(path)}".encode()).hexdigest()
-        return self.bucket / f"{name[:32]}.json"
+    def _entry(self, absolute: str) -> str:
+        name = _hash(f"{self.salt}\0{absolute}".encode()).hexdigest()
+        return f"{self._bucket_prefix}{name[:32]}.json"  # strings: pathlib is slow per file
 
     @staticmethod
     def content_hash(data: bytes) -> str:
@@ -171,13 +172,14 @@ class Cache:
     # -- reading -----------------------------------------------------------
     def get(self, path: str, data: bytes) -> Optional[List[Finding]]:
         """The cached findings for ``path`` with contents ``data``, or None."""
+        absolute = os.path.abspath(path)
         try:
-            with open(self._entry(path), "rb") as handle:
+            with open(self._entry(absolute), "rb") as handle:
                 entry = json.loads(handle.read())
             if (
                 entry["format"] != FORMAT
                 or entry["salt"] != self.salt
-                or entry["path"] != os.path.abspath(path)
+                or entry["path"] != absolute
                 or entry["content"] != self.content_hash(data)
             ):
                 return None
@@ -214,10 +216,11 @@ class Cache:
     def put(self, path: str, data: bytes, findings: Sequence[Finding]) -> None:
         if not self.writable:
             return
+        absolute = os.path.abspath(path)
         entry = {
             "format": FORMAT,
             "salt": self.salt,
-            "path": os.path.abspath(path),
+            "path": absolute,
             "content": self.content_hash(data),
             "findings": [_finding_to_json(f) for f in findings],
         }
@@ -226,7 +229,7 @@ class Cache:
         except (TypeError, ValueError):
             return  # a finding carries something JSON cannot hold: do not cache it
         try:
-            _write_atomic(self._entry(path), payload)
+            _write_atomic(Path(self._entry(absolute)), payload)
         except OSError:
             self.writable = False  # full disk, read-only checkout: lint on, uncached
 
