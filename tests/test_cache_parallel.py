@@ -145,6 +145,8 @@ def test_cache_dir_option_config_key_and_clean(project, cli_env):
     assert entries(project / "elsewhere") and not (project / ".tflint-perf-cache").exists()
     out = tflint(project, cli_env, "clean", "--cache-dir", "elsewhere")
     assert out.returncode == 0 and not (project / "elsewhere").exists()
+    tflint(project, dict(cli_env, TFLINT_PERF_CACHE_DIR=str(project / "from-env")), "check", ".")
+    assert entries(project / "from-env") and not (project / ".tflint-perf-cache").exists()
 
     (project / "pyproject.toml").write_text('[tool.tflint-perf]\ncache-dir = "build-cache/tfp"\n')
     tflint(project, cli_env, "check", ".")
