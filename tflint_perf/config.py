@@ -9,10 +9,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+
+
+def _toml():
+    """tomllib, imported when a file may hold our table (4 ms otherwise lost at startup)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    return tomllib
+
 
 # = tflint_perf.linter.SYNTAX_CODE; not imported from there, which would load
 # LibCST at startup even for runs answered from the cache.
@@ -143,8 +149,15 @@ def find_config(start: Path) -> Optional[Path]:
         pyproject = candidate / "pyproject.toml"
         if pyproject.is_file():
             try:
-                data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                text = pyproject.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            if TABLE not in text:
+                continue  # cannot hold [tool.tflint-perf]: skip parsing it
+            tomllib = _toml()
+            try:
+                data = tomllib.loads(text)
+            except tomllib.TOMLDecodeError:
                 continue  # someone else's broken file is not our configuration
             if TABLE in data.get("tool", {}):
                 return pyproject
@@ -152,6 +165,7 @@ def find_config(start: Path) -> Optional[Path]:
 
 
 def load_table(path: Path) -> dict:
+    tomllib = _toml()
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
