@@ -45,9 +45,9 @@ def resolve_jobs(jobs: Optional[int]) -> int:
 
 def _read(path: str) -> Optional[Tuple[bytes, tuple]]:
     try:
-        with open(path, "rb") as handle:
+        with open(path, "rb", buffering=0) as handle:  # unbuffered: one read, no copy
             stat = os.fstat(handle.fileno())
-            return handle.read(), (stat.st_mtime_ns, stat.st_size)
+            return handle.readall(), (stat.st_mtime_ns, stat.st_size)
     except OSError:
         return None
 
