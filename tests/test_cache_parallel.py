@@ -1,7 +1,6 @@
 """The findings cache and -j: through the real command line, in temporary projects."""
 
 import json
-import os
 import shutil
 import subprocess
 import sys
