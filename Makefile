@@ -29,6 +29,10 @@ verify-demo: $(VENV)/.installed-demo
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -q
 
+# The corpus: `python bench/fetch_corpus.py` (downloads four wheels) or BENCH_ARGS="--corpus PATH".
+bench: $(VENV)/.installed-demo
+	$(BIN)/python bench/run.py $(BENCH_ARGS)
+
 docs: $(VENV)/.installed-demo
 	$(BIN)/python -m tflint_perf.docs
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import sys
 from typing import List, Optional, Sequence
@@ -11,15 +10,28 @@ from typing import List, Optional, Sequence
 from tflint_perf import __version__, baseline, gitdiff, reporters
 from tflint_perf.config import ConfigError, Settings, load_settings, validate_codes
 from tflint_perf.discovery import MissingPathError, collect
-from tflint_perf.runner import CHECK, DIFF, FIX, FileResult, lint_file, lint_text
+from tflint_perf.cache import Cache
+from tflint_perf.cache import default_directory as default_cache_dir
+from tflint_perf.parallel import lint_files
+from tflint_perf.runner import CHECK, DIFF, FIX, FileResult, lint_text
 from tflint_perf.verify import cli as verify_cli
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 class _Parser(argparse.ArgumentParser):
+    _width: Optional[int] = None
+
     def error(self, message: str):  # one line, exit 2, like argparse but shorter
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
+
+    def _get_formatter(self):
+        # argparse asks the terminal for its size at every add_argument; once is enough.
+        if _Parser._width is None:
+            import shutil
+
+            _Parser._width = shutil.get_terminal_size().columns - 2
+        return self.formatter_class(prog=self.prog, width=_Parser._width)
 
 
 def _codes(text: str) -> List[str]:
@@ -54,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--diff-base", "--changed-since", dest="diff_base", metavar="REF", help="report only findings on lines added or changed since git revision REF")
     check.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in this baseline file")
     check.add_argument("--write-baseline", metavar="FILE", help="record every current finding in FILE and exit 0")
+    _add_speed_options(check)
     verify_cli.add_arguments(check)  # --verify and its options: tflint_perf/verify/cli.py
 
     rules = sub.add_parser("rules", help="list every rule")
@@ -61,7 +74,27 @@ def build_parser() -> argparse.ArgumentParser:
 
     explain = sub.add_parser("explain", help="print a rule's documentation")
     explain.add_argument("code", metavar="CODE")
+
+    clean = sub.add_parser("clean", help="remove the cache folder")
+    clean.add_argument("--cache-dir", help="the cache folder (default: .tflint-perf-cache at the project root)")
+    clean.add_argument("--config", help="configuration file (default: nearest pyproject.toml)")
     return parser
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of processes, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 (all cores) or more")
+    return value
+
+
+def _add_speed_options(check) -> None:
+    check.add_argument("-j", "--jobs", type=_jobs, default=0, metavar="N", help="processes to lint with (default: 0 = all cores; 1 = this process only)")
+    check.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    check.add_argument("--cache-dir", help="cache folder (default: .tflint-perf-cache at the project root)")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -74,6 +107,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return run_rules(args)
         if args.command == "explain":
             return run_explain(args)
+        if args.command == "clean":
+            return run_clean(args)
     except (ConfigError, MissingPathError) as exc:
         sys.stderr.write(f"tflint-perf: error: {exc}\n")
         return EXIT_ERROR
@@ -122,10 +157,11 @@ def run_check(args) -> int:
     else:
         if "-" in paths:
             raise ConfigError("'-' (stdin) cannot be combined with other paths")
-        for path in collect(paths, settings, args.force_exclude):
-            if changes is not None and not changes.touches(path):
-                continue  # unchanged since --diff-base: nothing to report
-            results.append(lint_file(path, settings, mode, args.unsafe_fixes))
+        files = collect(paths, settings, args.force_exclude)
+        if changes is not None:  # unchanged since --diff-base: nothing to report
+            files = [path for path in files if changes.touches(path)]
+        cache = None if args.no_cache else Cache(default_cache_dir(settings, args.cache_dir), settings)
+        results.extend(lint_files(files, settings, mode, args.unsafe_fixes, args.jobs, cache))
 
     findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key())
     fixed = sum(r.fixed for r in results)
@@ -200,6 +236,8 @@ def _write_report(findings, out, args, settings: Settings, fixed: int) -> None:
 
 
 def _report_diff(results: List[FileResult], args) -> int:
+    import difflib
+
     changed = 0
     fixes = 0
     for r in results:
@@ -253,4 +291,17 @@ def run_explain(args) -> int:
         sys.stderr.write(f"tflint-perf: error: unknown rule code '{args.code}' (see `tflint-perf rules`)\n")
         return EXIT_ERROR
     sys.stdout.write(rule_page(rule))
+    return EXIT_CLEAN
+
+
+def run_clean(args) -> int:
+    from tflint_perf.cache import clean
+
+    settings = load_settings(args.config, ["."])
+    try:
+        message = clean(default_cache_dir(settings, args.cache_dir))
+    except (OSError, ValueError) as exc:
+        sys.stderr.write(f"tflint-perf: error: {exc}\n")
+        return EXIT_ERROR
+    sys.stdout.write(message + "\n")
     return EXIT_CLEAN

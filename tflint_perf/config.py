@@ -9,12 +9,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
-from tflint_perf.linter import SYNTAX_CODE
+
+def _toml():
+    """tomllib, imported when a file may hold our table (4 ms otherwise lost at startup)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    return tomllib
+
+
+# = tflint_perf.linter.SYNTAX_CODE; not imported from there, which would load
+# LibCST at startup even for runs answered from the cache.
+SYNTAX_CODE = "TFP000"
 
 TABLE = "tflint-perf"
 KNOWN_KEYS = {
@@ -25,6 +33,7 @@ KNOWN_KEYS = {
     "extend-exclude",
     "per-file-ignores",
     "verify",
+    "cache-dir",
 }
 
 
@@ -92,6 +101,7 @@ class Settings:
     exclude: List[str] = field(default_factory=list)
     per_file_ignores: Dict[str, List[str]] = field(default_factory=dict)
     verify: dict = field(default_factory=dict)
+    cache_dir: Optional[str] = None  # relative to root; not part of the fingerprint
 
     def is_enabled(self, code: str, extra_ignores: Sequence[str] = ()) -> bool:
         """The most specific matching prefix decides; ignore wins a tie."""
@@ -125,7 +135,10 @@ class Settings:
 
     def fingerprint(self) -> str:
         """A stable text of everything that changes which findings a file gets."""
-        return repr((sorted(self.select), sorted(self.ignore), sorted(self.per_file_ignores.items())))
+        # root: per-file-ignores patterns are matched relative to it.
+        return repr(
+            (sorted(self.select), sorted(self.ignore), sorted(self.per_file_ignores.items()), str(self.root))
+        )
 
 
 def find_config(start: Path) -> Optional[Path]:
@@ -136,8 +149,15 @@ def find_config(start: Path) -> Optional[Path]:
         pyproject = candidate / "pyproject.toml"
         if pyproject.is_file():
             try:
-                data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                text = pyproject.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            if TABLE not in text:
+                continue  # cannot hold [tool.tflint-perf]: skip parsing it
+            tomllib = _toml()
+            try:
+                data = tomllib.loads(text)
+            except tomllib.TOMLDecodeError:
                 continue  # someone else's broken file is not our configuration
             if TABLE in data.get("tool", {}):
                 return pyproject
@@ -145,6 +165,7 @@ def find_config(start: Path) -> Optional[Path]:
 
 
 def load_table(path: Path) -> dict:
+    tomllib = _toml()
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -191,6 +212,10 @@ def settings_from_table(table: dict, path: Optional[Path]) -> Settings:
     if not isinstance(verify, dict):
         raise ConfigError(f"{where}: verify must be a table")
     settings.verify = verify
+    if "cache-dir" in table:
+        if not isinstance(table["cache-dir"], str) or not table["cache-dir"]:
+            raise ConfigError(f"{where}: cache-dir must be a path")
+        settings.cache_dir = table["cache-dir"]
     return settings
 
 

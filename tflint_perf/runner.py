@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from typing import List, Optional
 
 from tflint_perf.config import Settings
-from tflint_perf.linter import fix_source, lint_source, syntax_finding
-from tflint_perf.notebooks import is_notebook, lint_notebook
 from tflint_perf.rule import Finding
+
+# tflint_perf.linter (and with it LibCST, 0.15 s to import) is imported only
+# when a file is actually linted: a run answered from the cache never pays it.
 
 CHECK, FIX, DIFF = "check", "fix", "diff"
 
@@ -37,8 +38,12 @@ def decode(data: bytes):
 def lint_text(
     source: str, path: str, settings: Settings, mode: str = CHECK, unsafe: bool = False
 ) -> FileResult:
-    if is_notebook(path):  # .ipynb: the code cells as one module
+    if path.lower().endswith(".ipynb"):  # the code cells as one module
+        from tflint_perf.notebooks import lint_notebook
+
         return lint_notebook(source, path, settings, mode, unsafe)
+    from tflint_perf.linter import fix_source, lint_source
+
     rules = settings.rules_for(path)
     result = FileResult(path)
     if mode == CHECK:
@@ -62,6 +67,8 @@ def lint_file(path: str, settings: Settings, mode: str = CHECK, unsafe: bool = F
     try:
         source, encoding = decode(data)
     except ValueError as exc:
+        from tflint_perf.linter import syntax_finding
+
         result = FileResult(path, [syntax_finding(path, 1, 1, f"cannot decode file: {exc}")])
         if not settings.reports_syntax_errors(path):
             result.findings = []
