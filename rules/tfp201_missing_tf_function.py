@@ -125,8 +125,8 @@ class MissingTfFunction(Rule):
             for c in _calls(ctx.module)
             if ctx.call_name(c) in EAGER_SWITCHES and not _is_false(c)
         ]
-        for node in descendants(ctx.module):
-            if isinstance(node, cst.FunctionDef) and self._is_eager_step(node, tf_functions):
+        for node in ctx.nodes(cst.FunctionDef):
+            if self._is_eager_step(node, tf_functions):
                 self._check(node, tf_functions)
 
     # -- what is a step ------------------------------------------------

@@ -106,9 +106,7 @@ class RetracingArgument(Rule):
         functions = self.ctx.shared(TfFunctions)
         if not functions.by_name:
             return
-        for node in descendants(self.ctx.module):
-            if not isinstance(node, cst.Call):
-                continue
+        for node in self.ctx.nodes(cst.Call):
             info = functions.for_call(node)
             if info is None or info.input_signature:
                 continue

@@ -109,8 +109,8 @@ class SerialDatasetMap(Rule):
 
     def finish(self) -> None:
         self.flow = flow = self.ctx.shared(DatasetFlow)
-        for node in descendants(self.ctx.module):
-            if not isinstance(node, cst.Call) or id(node) not in flow.method_receivers:
+        for node in self.ctx.nodes(cst.Call):
+            if id(node) not in flow.method_receivers:
                 continue
             method = node.func.attr.value
             if method not in ("map", "interleave") or not self._serial(node, method):

@@ -80,8 +80,8 @@ class PredictInLoop(Rule):
 
     def finish(self) -> None:
         models: Optional[ModelNames] = None
-        for node in descendants(self.ctx.module):
-            if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "predict"):
+        for node in self.ctx.nodes(cst.Call):
+            if not (isinstance(node.func, cst.Attribute) and node.func.attr.value == "predict"):
                 continue
             loop = self._loop(node)
             if loop is None:
@@ -192,20 +192,20 @@ class PredictInLoop(Rule):
 
     def _built_by_local_function(self, name: str, models: ModelNames) -> bool:
         """``name = build_model()`` where ``build_model`` of this module returns a Keras model."""
-        for node in descendants(self.ctx.module):
-            if not (isinstance(node, cst.Assign) and isinstance(node.value, cst.Call) and isinstance(node.value.func, cst.Name)):
+        for node in self.ctx.nodes(cst.Assign):
+            if not (isinstance(node.value, cst.Call) and isinstance(node.value.func, cst.Name)):
                 continue
             if not any(dotted(t.target) == name for t in node.targets):
                 continue
-            for func in descendants(self.ctx.module):
-                if isinstance(func, cst.FunctionDef) and func.name.value == node.value.func.value and _returns_model(func, models):
+            for func in self.ctx.nodes(cst.FunctionDef):
+                if func.name.value == node.value.func.value and _returns_model(func, models):
                     return True
         return False
 
     def _bound_elsewhere(self, name: str, models: ModelNames) -> bool:
         """``name`` is assigned a call of a non-Keras library (an sklearn estimator, joblib.load)."""
-        for node in descendants(self.ctx.module):
-            if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+        for node in self.ctx.nodes(cst.Assign):
+            if isinstance(node.value, cst.Call):
                 if any(dotted(t.target) == name for t in node.targets):
                     qual = self.ctx.call_name(node.value)
                     root = qual.split(".", 1)[0] if qual else None

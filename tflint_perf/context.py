@@ -22,6 +22,7 @@ class FileContext:
         self.module = module
         self.imports = ImportTable.from_module(module)
         self.parents: dict = {}  # filled by the walk
+        self.by_type: dict = {}  # node class -> its nodes in source order, filled by the walk
         self.ancestors: List[cst.CSTNode] = []  # chain above the visited node
         self.findings: List[Finding] = []
         self._positions = None
@@ -50,6 +51,14 @@ class FileContext:
         return None
 
     # -- tree -----------------------------------------------------------
+    def nodes(self, node_type: type) -> List[cst.CSTNode]:
+        """Every node of exactly this LibCST class in the file, in source order.
+
+        Recorded by the one walk, so module-wide scans in ``finish()`` cost
+        nothing extra (complete only after the walk).
+        """
+        return self.by_type.get(node_type, [])
+
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         return self.parents.get(node)
 

@@ -163,9 +163,8 @@ class FlowChecker:
     def violations(self) -> List[Violation]:
         found: List[Violation] = []
         self._simulate(tuple(self.ctx.module.body), found)
-        for node in descendants(self.ctx.module):
-            if isinstance(node, cst.FunctionDef):
-                self._simulate(tuple(_body(node)), found)
+        for node in self.ctx.nodes(cst.FunctionDef):
+            self._simulate(tuple(_body(node)), found)
         # Branches are read one after the other, but only one of them runs.
         return [v for v in found if not exclusive_branches(self.ctx, v.init, v.target)]
 

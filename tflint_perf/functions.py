@@ -7,7 +7,6 @@ from typing import Dict, Optional
 
 import libcst as cst
 
-from tflint_perf.walk import descendants
 
 TF_FUNCTION = "tensorflow.function"
 
@@ -63,17 +62,16 @@ class TfFunctions:
         self.by_name: Dict[str, TfFunctionInfo] = {}
         self.wrapped_defs: set = set()  # names of defs passed to tf.function(...)
         defs: Dict[str, cst.FunctionDef] = {}
-        for node in descendants(ctx.module):
-            if isinstance(node, cst.FunctionDef):
-                defs.setdefault(node.name.value, node)
-                dec = decorator_call(ctx, node)
-                if dec is not None:
-                    call = dec.decorator if isinstance(dec.decorator, cst.Call) else None
-                    self.by_name[node.name.value] = TfFunctionInfo(
-                        node.name.value, node, dec, _has_signature(call)
-                    )
-        for node in descendants(ctx.module):
-            call = _is_tf_function(ctx, node) if isinstance(node, cst.Call) else None
+        for node in ctx.nodes(cst.FunctionDef):
+            defs.setdefault(node.name.value, node)
+            dec = decorator_call(ctx, node)
+            if dec is not None:
+                call = dec.decorator if isinstance(dec.decorator, cst.Call) else None
+                self.by_name[node.name.value] = TfFunctionInfo(
+                    node.name.value, node, dec, _has_signature(call)
+                )
+        for node in ctx.nodes(cst.Call):
+            call = _is_tf_function(ctx, node)
             if call is None or not call.args:
                 continue
             first = call.args[0].value

@@ -6,7 +6,6 @@ from typing import Optional
 
 import libcst as cst
 
-from tflint_perf.walk import descendants
 
 MODEL_CLASSES = frozenset({"keras.Sequential", "keras.models.Sequential", "keras.Model", "keras.models.Model"})
 MODEL_FACTORIES = frozenset(
@@ -30,11 +29,10 @@ def is_model_construction(ctx, call: cst.CSTNode) -> bool:
 def _local_model_subclasses(ctx) -> set:
     """Classes in this file that subclass a Keras model."""
     out = set()
-    for node in descendants(ctx.module):
-        if isinstance(node, cst.ClassDef):
-            for base in node.bases:
-                if ctx.qualname(base.value) in MODEL_CLASSES:
-                    out.add(node.name.value)
+    for node in ctx.nodes(cst.ClassDef):
+        for base in node.bases:
+            if ctx.qualname(base.value) in MODEL_CLASSES:
+                out.add(node.name.value)
     return out
 
 
@@ -45,8 +43,8 @@ class ModelNames:
         self.ctx = ctx
         self.subclasses = _local_model_subclasses(ctx)
         self.names: set = set()
-        for node in descendants(ctx.module):
-            if isinstance(node, cst.Assign) and self.is_model_expr(node.value):
+        for node in ctx.nodes(cst.Assign):
+            if self.is_model_expr(node.value):
                 for target in node.targets:
                     name = _dotted_target(target.target)
                     if name:

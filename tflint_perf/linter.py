@@ -71,7 +71,7 @@ def lint_source(source: str, path: str, rule_classes: Sequence[type]) -> List[Fi
         return []
     instances = [rule_class(ctx) for rule_class in rules]
     visits, leaves = dispatch_tables(instances)
-    walk(module, visits, leaves, ctx.parents, ctx.ancestors)
+    walk(module, visits, leaves, ctx.parents, ctx.ancestors, ctx.by_type)
     for rule in instances:
         rule.finish()
     lines = source.splitlines()

@@ -106,8 +106,9 @@ def dispatch_tables(rules) -> tuple:
     return visits, leaves
 
 
-def walk(root: cst.CSTNode, visits: dict, leaves: dict, parents: dict, ancestors: list) -> None:
-    """One depth-first pass calling the hooks; records each node's parent.
+def walk(root: cst.CSTNode, visits: dict, leaves: dict, parents: dict, ancestors: list, by_type: dict) -> None:
+    """One depth-first pass calling the hooks; records each node's parent
+    and, in ``by_type``, every node under its class in source order.
 
     Iterative, so deeply nested expressions cannot exhaust the recursion
     limit. ``ancestors`` holds the chain above the node being visited.
@@ -121,7 +122,13 @@ def walk(root: cst.CSTNode, visits: dict, leaves: dict, parents: dict, ancestors
             for hook in leaves.get(type(done), ()):
                 hook(done)
             continue
-        for hook in visits.get(type(node), ()):
+        node_type = type(node)
+        same = by_type.get(node_type)
+        if same is None:
+            by_type[node_type] = [node]
+        else:
+            same.append(node)
+        for hook in visits.get(node_type, ()):
             hook(node)
         kids = children(node)
         for kid in kids:
