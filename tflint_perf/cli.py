@@ -7,7 +7,7 @@ import os
 import sys
 from typing import List, Optional, Sequence
 
-from tflint_perf import __version__, baseline, gitdiff, reporters
+from tflint_perf import __version__, reporters
 from tflint_perf.config import ConfigError, Settings, load_settings, validate_codes
 from tflint_perf.discovery import MissingPathError, collect
 from tflint_perf.cache import Cache
@@ -141,8 +141,16 @@ def run_check(args) -> int:
     mode = DIFF if args.diff else FIX if args.fix else CHECK
     if args.write_baseline and args.diff_base:
         raise ConfigError("--write-baseline records every finding; it cannot be combined with --diff-base")
-    changes = gitdiff.changes_since(args.diff_base, paths) if args.diff_base else None
-    known = baseline.load(args.baseline) if args.baseline else None
+    # Imported only when asked for: every file linted on save pays for imports.
+    changes = known = None
+    if args.diff_base:
+        from tflint_perf import gitdiff
+
+        changes = gitdiff.changes_since(args.diff_base, paths)
+    if args.baseline or args.write_baseline:
+        from tflint_perf import baseline
+    if args.baseline:
+        known = baseline.load(args.baseline)
     mode = verify_cli.lint_mode(args, mode)  # --verify lints first, fixes only what it verified
 
     results: List[FileResult] = []
