@@ -25,7 +25,6 @@ concurrent runs and worker processes never see half an entry.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -36,7 +35,10 @@ from typing import List, Optional, Sequence
 from tflint_perf import __version__
 from tflint_perf.rule import Edit, Finding, Fix
 
-_hash = hashlib.sha256
+try:  # the builtin module: hashlib would load OpenSSL first (12 ms per run)
+    from _blake2 import blake2b as _hash
+except ImportError:  # pragma: no cover
+    from hashlib import blake2b as _hash
 
 DEFAULT_DIR_NAME = ".tflint-perf-cache"
 ENV_VAR = "TFLINT_PERF_CACHE_DIR"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Optional
@@ -100,7 +99,7 @@ class Rule:
     # -- documentation -------------------------------------------------
     @classmethod
     def doc(cls) -> str:
-        return inspect.cleandoc(cls.__doc__ or "")
+        return _cleandoc(cls.__doc__ or "")
 
     @classmethod
     def summary(cls) -> str:
@@ -119,3 +118,11 @@ class Rule:
             elif current is not None:
                 sections[current].append(line)
         return {k: "\n".join(v).strip() for k, v in sections.items()}
+
+
+def _cleandoc(doc: str) -> str:
+    """``inspect.cleandoc`` without importing inspect (8 ms at every start)."""
+    import textwrap
+
+    first, _, rest = doc.expandtabs().partition("\n")
+    return (first.strip() + "\n" + textwrap.dedent(rest)).strip()

@@ -1,0 +1,36 @@
+"""The rules/ folder ships as tflint_perf.rules in a built wheel."""
+
+import subprocess
+import sys
+import zipfile
+
+from conftest import ROOT
+
+
+def test_wheel_contains_rules_and_imports_them(tmp_path):
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(tmp_path / "dist"), str(ROOT)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert build.returncode == 0, build.stderr
+    (wheel,) = (tmp_path / "dist").glob("tflint_perf-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    rule_files = sorted(p.name for p in (ROOT / "rules").glob("tfp*.py"))
+    for name in rule_files:
+        assert f"tflint_perf/rules/{name}" in names
+    assert "tflint_perf/verify/worker.py" in names
+    assert not any(n.startswith(("rules/", "tests/", "fixtures/")) for n in names)
+
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    probe = subprocess.run(
+        [sys.executable, "-c",
+         "import sys; sys.path.insert(0, sys.argv[1]); "
+         "import tflint_perf.rules as r; print(len(r.all_rules()), r.__file__)", str(site)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60,
+        env={"PATH": "/usr/bin:/bin", "PYTHONNOUSERSITE": "1"},
+    )
+    assert probe.returncode == 0, probe.stderr
+    count, location = probe.stdout.split()
+    assert int(count) == len(rule_files)
+    assert location.startswith(str(site))
