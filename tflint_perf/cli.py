@@ -257,8 +257,8 @@ def _report_diff(results: List[FileResult], args) -> int:
             difflib.unified_diff(
                 r.original.splitlines(keepends=True),
                 r.fixed_source.splitlines(keepends=True),
-                fromfile=f"a/{r.path}",
-                tofile=f"b/{r.path}",
+                fromfile="a/" + r.path.lstrip("/"),
+                tofile="b/" + r.path.lstrip("/"),
             )
         )
     if not args.quiet:
