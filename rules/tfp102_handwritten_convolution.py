@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from typing import Optional
 
 import libcst as cst
 
 from tflint_perf.rule import UNSAFE, Fix, Rule
+from tflint_perf.steps import import_insertion_line, name_is_free, tensorflow_alias
 from tflint_perf.tensors import Convolution, find_convolution
 from tflint_perf.testcode import is_test_file
 from tflint_perf.walk import descendants
@@ -179,16 +179,16 @@ class HandwrittenConvolution(Rule):
                 return None
         if init is None or body[index - 1] is not init or not _is_zero_init(ctx, init.body[0], conv.outer, conv.inner):
             return None
-        tf = _tensorflow_alias(ctx)
+        tf = tensorflow_alias(ctx)
         edits = []
         if tf is None:
-            if re.search(r"\btf\b", ctx.source):
+            if not name_is_free(ctx, "tf"):
                 return None
             tf = "tf"
-            last = _last_leading_import(ctx.module)
-            if last is None:
+            line = import_insertion_line(ctx)
+            if line is None:
                 return None
-            edits.append(ctx.insert_lines(ctx.statement_lines(last)[1] + 1, "import tensorflow as tf"))
+            edits.append(ctx.insert_lines(line, "import tensorflow as tf"))
         indent = ctx.indentation(conv.outer)
         code = (
             f"{indent}{out} = {tf}.nn.conv2d(\n"
@@ -312,23 +312,3 @@ def _returned_name(stmt) -> Optional[str]:
         if isinstance(value, cst.Name):
             return value.value
     return None
-
-
-def _tensorflow_alias(ctx) -> Optional[str]:
-    for local, target in ctx.imports.aliases.items():
-        if target == "tensorflow":
-            return local
-    return None
-
-
-def _last_leading_import(module: cst.Module):
-    """The last import of the imports that open the module (after its docstring)."""
-    last = None
-    for stmt in module.body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            break
-        if all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body):
-            last = stmt
-        elif last is not None or not (len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, cst.SimpleString)):
-            break
-    return last

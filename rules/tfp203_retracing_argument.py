@@ -9,6 +9,7 @@ import libcst as cst
 from tflint_perf.functions import TfFunctions
 from tflint_perf.loops import enumerate_call, enclosing_loops, range_call
 from tflint_perf.rule import SAFE, UNSAFE, Fix, Rule
+from tflint_perf.steps import tensorflow_alias
 from tflint_perf.walk import descendants
 
 INT, FLOAT = "int", "float"
@@ -19,7 +20,6 @@ _INT_BUILTINS = frozenset({"int", "round", "len"})
 _FLOAT_MATH = frozenset({"sqrt", "exp", "log", "log2", "log10", "pow", "cos", "sin", "tan", "tanh", "atan", "fabs"})
 _INT_MATH = frozenset({"floor", "ceil"})
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power, cst.Modulo)
-_TF_MODULES = ("tensorflow", "tensorflow.compat.v1", "tensorflow.compat.v2")
 # Methods that run under tracing anyway (Keras layers and models).
 _TRACED_METHODS = frozenset({"call", "build", "train_step", "test_step", "predict_step"})
 
@@ -205,7 +205,7 @@ class RetracingArgument(Rule):
 
     # -- the fix -------------------------------------------------------------
     def _fix(self, expr, kind: str, definition, param: Optional[str]) -> Optional[Fix]:
-        alias = _tensorflow_alias(self.ctx.module)
+        alias = tensorflow_alias(self.ctx)
         if alias is None:
             return None
         safe = definition is not None and param is not None and _only_cast(self.ctx, definition, param, kind)
@@ -370,26 +370,3 @@ def _only_cast(ctx, definition: cst.FunctionDef, param: str, kind: str) -> bool:
             if dtype is None or ctx.qualname(dtype) != "tensorflow.float32":
                 return False
     return True
-
-
-def _tensorflow_alias(module: cst.Module) -> Optional[str]:
-    """The name ``import tensorflow [as tf]`` binds at module level."""
-    for stmt in module.body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            if isinstance(small, cst.Import):
-                for alias in small.names:
-                    full = _dotted(alias.name)
-                    if full in _TF_MODULES:
-                        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                            return alias.asname.name.value
-                        if full == "tensorflow":
-                            return "tensorflow"
-    return None
-
-
-def _dotted(expr) -> Optional[str]:
-    from tflint_perf.names import dotted
-
-    return dotted(expr)

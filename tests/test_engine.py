@@ -97,3 +97,10 @@ def test_walk_handles_deep_nesting():
 
     source = "import tensorflow as tf\nx = " + " + ".join(["1"] * 3000) + "\n"
     lint_source(source + "tf.config.set_visible_devices([])\n", "deep.py", all_rules())
+
+
+def test_module_level_aliases_exclude_function_imports():
+    source = "import numpy as np\ntry:\n    import tensorflow as tf\nexcept ImportError:\n    pass\ndef f():\n    import tensorflow as t2\n"
+    table = ImportTable.from_module(cst.parse_module(source))
+    assert set(table.aliases) == {"np", "tf", "t2"}
+    assert set(table.module_aliases) == {"np", "tf"}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fixture_cases import FIXTURES, sources
+from fixture_cases import sources
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD = textwrap.dedent(

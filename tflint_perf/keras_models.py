@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import libcst as cst
+
+from tflint_perf.names import dotted
 
 
 MODEL_CLASSES = frozenset({"keras.Sequential", "keras.models.Sequential", "keras.Model", "keras.models.Model"})
@@ -46,7 +46,7 @@ class ModelNames:
         for node in ctx.nodes(cst.Assign):
             if self.is_model_expr(node.value):
                 for target in node.targets:
-                    name = _dotted_target(target.target)
+                    name = dotted(target.target)
                     if name:
                         self.names.add(name)
 
@@ -58,11 +58,5 @@ class ModelNames:
         return isinstance(expr.func, cst.Name) and expr.func.value in self.subclasses
 
     def is_model_name(self, expr: cst.BaseExpression) -> bool:
-        name = _dotted_target(expr)
+        name = dotted(expr)
         return name is not None and name in self.names
-
-
-def _dotted_target(expr) -> Optional[str]:
-    from tflint_perf.names import dotted
-
-    return dotted(expr)

@@ -70,42 +70,53 @@ class ImportTable:
 
     def __init__(self) -> None:
         self.aliases: dict = {}
+        # Bound at module level (not inside a def/class): what inserted code may use.
+        self.module_aliases: dict = {}
 
     @classmethod
     def from_module(cls, module: cst.Module) -> "ImportTable":
         table = cls()
-        table._scan(module.body)
+        table._scan(module.body, True)
         return table
 
-    def _scan(self, body) -> None:
+    def _scan(self, body, module_level: bool) -> None:
         for stmt in body:
             if isinstance(stmt, cst.Import):  # in a one-line suite
-                self._add_import(stmt)
+                self._record(self._add_import(stmt), module_level)
             elif isinstance(stmt, cst.ImportFrom):
-                self._add_import_from(stmt)
+                self._record(self._add_import_from(stmt), module_level)
             elif isinstance(stmt, cst.SimpleStatementLine):
-                self._scan(stmt.body)
+                self._scan(stmt.body, module_level)
             else:
+                inner = module_level and not isinstance(stmt, (cst.FunctionDef, cst.ClassDef))
                 for block in statement_blocks(stmt):
-                    self._scan(block)
+                    self._scan(block, inner)
 
-    def _add_import(self, node: cst.Import) -> None:
+    def _record(self, bound: dict, module_level: bool) -> None:
+        self.aliases.update(bound)
+        if module_level:
+            self.module_aliases.update(bound)
+
+    def _add_import(self, node: cst.Import) -> dict:
+        bound = {}
         for alias in node.names:
             full = _module_name(alias.name)
             if full is None:
                 continue
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                self.aliases[alias.asname.name.value] = full
+                bound[alias.asname.name.value] = full
             else:
                 head = full.split(".", 1)[0]  # `import a.b` binds `a`
-                self.aliases[head] = head
+                bound[head] = head
+        return bound
 
-    def _add_import_from(self, node: cst.ImportFrom) -> None:
+    def _add_import_from(self, node: cst.ImportFrom) -> dict:
+        bound: dict = {}
         if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
-            return
+            return bound
         base = _module_name(node.module)
         if base is None:
-            return
+            return bound
         for alias in node.names:
             name = _module_name(alias.name)
             if name is None:
@@ -113,7 +124,8 @@ class ImportTable:
             local = name
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 local = alias.asname.name.value
-            self.aliases[local] = f"{base}.{name}"
+            bound[local] = f"{base}.{name}"
+        return bound
 
     def qualname(self, expr: cst.BaseExpression) -> Optional[str]:
         """The canonical qualified name ``expr`` refers to, if it comes from an import."""

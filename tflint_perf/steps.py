@@ -116,7 +116,8 @@ def loops_in(node: cst.CSTNode):
 
 
 def _aliases_to(ctx, target: str):
-    for local, full in ctx.imports.aliases.items():
+    """Module-level names bound to ``target``: inserted code can use them anywhere."""
+    for local, full in ctx.imports.module_aliases.items():
         if canonical(full) == target and "." not in local:
             yield local, full
 
