@@ -15,7 +15,7 @@ _cache: list = []
 def all_rules() -> list:
     """Every rule class, sorted by code."""
     if not _cache:
-        from tflint_perf.rule import Rule
+        from tflint_perf.engine.rule import Rule
 
         found = []
         for info in pkgutil.iter_modules(__path__):
@@ -23,7 +23,14 @@ def all_rules() -> list:
                 continue
             module = importlib.import_module(f"{__name__}.{info.name}")
             for value in vars(module).values():
-                if isinstance(value, type) and issubclass(value, Rule) and value is not Rule and value.code:
+                # type(value), not isinstance(): the latter would load the
+                # lazily imported LibCST module that every rule module holds.
+                if (
+                    issubclass(type(value), type)
+                    and issubclass(value, Rule)
+                    and value is not Rule
+                    and value.code
+                ):
                     if value.__module__ == module.__name__:
                         found.append(value)
         _cache.extend(sorted(found, key=lambda r: r.code))

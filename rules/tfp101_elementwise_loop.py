@@ -2,110 +2,214 @@
 
 from __future__ import annotations
 
+import functools
 from typing import List, Optional
 
-import libcst as cst
+from tflint_perf.analysis.elementwise import (
+    ELEMENTWISE,
+    SET_OPS,
+    Helpers,
+    LoopFacts,
+    Sink,
+    first_match,
+    index_name,
+    names_in,
+    value_nodes,
+    walk_of,
+)
+from tflint_perf.analysis.tensors import TENSOR_ROOTS, TensorNames
+from tflint_perf.analysis.testcode import is_test_file
+from tflint_perf.analysis.windows import find_convolution
+from tflint_perf.engine import cst
+from tflint_perf.engine.nodes import node_types
+from tflint_perf.engine.rule import Rule
+from tflint_perf.engine.verification import Input, InputKind, Rewrite, Verification
+from tflint_perf.engine.walk import descendants
 
-from tflint_perf.loops import enumerate_call, range_call
-from tflint_perf.rule import Rule
-from tflint_perf.tensors import TENSOR_ROOTS, TensorNames, find_convolution
-from tflint_perf.testcode import is_test_file
-from tflint_perf.walk import children, descendants
-
-# TF/NumPy calls that are not math on the element: conversions, shape
-# plumbing. Allowed in the loop, but they do not make it a finding.
+# TF/NumPy calls that only convert or re-shape: math only when nothing else is.
 _PLUMBING = frozenset(
     {
-        "array", "asarray", "asanyarray", "ascontiguousarray", "convert_to_tensor", "constant", "copy",
-        "identity", "shape", "rank", "size", "reshape", "expand_dims", "squeeze", "gather", "gather_nd",
-        "stack", "concat", "concatenate", "zeros", "ones", "zeros_like", "ones_like", "full", "fill", "eye",
-        "arange", "range", "linspace", "pad", "transpose", "tile", "repeat", "broadcast_to", "slice",
-        "len", "ndim", "empty", "empty_like", "full_like", "get_static_value", "is_tensor",
+        "array",
+        "asarray",
+        "asanyarray",
+        "ascontiguousarray",
+        "convert_to_tensor",
+        "constant",
+        "copy",
+        "identity",
+        "shape",
+        "rank",
+        "size",
+        "reshape",
+        "expand_dims",
+        "squeeze",
+        "gather",
+        "gather_nd",
+        "stack",
+        "concat",
+        "concatenate",
+        "zeros",
+        "ones",
+        "zeros_like",
+        "ones_like",
+        "full",
+        "fill",
+        "eye",
+        "arange",
+        "range",
+        "linspace",
+        "pad",
+        "transpose",
+        "tile",
+        "repeat",
+        "broadcast_to",
+        "slice",
+        "len",
+        "ndim",
+        "empty",
+        "empty_like",
+        "full_like",
+        "get_static_value",
+        "is_tensor",
+        "flatten",
+        "ravel",
+        "astype",
+        "item",
     }
 )
-# TF/NumPy namespaces whose calls make a loop something other than math:
-# randomness (per-element draws differ from one batched draw), I/O,
-# logging, images (decoding, per-image augmentation), Python callbacks.
-_BLOCKING_PREFIXES = (
-    "tensorflow.random.", "numpy.random.", "tensorflow.io.", "tensorflow.summary.", "tensorflow.image.",
-    "tensorflow.strings.", "tensorflow.data.", "tensorflow.debugging.", "tensorflow.config.",
-    "tensorflow.saved_model.", "tensorflow.train.", "tensorflow.distribute.", "tensorflow.nest.",
-    "tensorflow.lookup.", "tensorflow.sparse.", "tensorflow.ragged.", "tensorflow.experimental.",
-    "tensorflow.audio.", "tensorflow.signal.", "numpy.testing.", "numpy.lib.", "numpy.char.",
-)
-_BLOCKING = frozenset(
-    {
-        "tensorflow.print", "tensorflow.py_function", "tensorflow.numpy_function", "tensorflow.map_fn",
-        "tensorflow.vectorized_map", "tensorflow.while_loop", "tensorflow.cond", "tensorflow.case",
-        "tensorflow.switch_case", "tensorflow.Variable", "tensorflow.function", "tensorflow.GradientTape",
-        "tensorflow.TensorArray", "tensorflow.SparseTensor", "tensorflow.RaggedTensor",
-        "tensorflow.device", "tensorflow.name_scope", "tensorflow.control_dependencies",
-        "numpy.save", "numpy.savez", "numpy.savetxt", "numpy.load", "numpy.loadtxt", "numpy.fromfile",
-        "numpy.unique", "numpy.nonzero", "numpy.argwhere", "numpy.flatnonzero", "numpy.where",
-        "tensorflow.where", "tensorflow.boolean_mask", "tensorflow.unique", "numpy.histogram",
-        "tensorflow.py_func", "tensorflow.assert_equal",
-    }
-)
-# Builtins a vectorisable body may call.
-_BUILTINS = frozenset({"len", "range", "float", "int", "abs", "min", "max", "round", "zip", "enumerate", "bool"})
-# Array/tensor methods that are math on the element.
-_MATH_METHODS = frozenset(
-    {"sum", "mean", "max", "min", "std", "var", "prod", "dot", "argmax", "argmin", "cumsum", "clip", "round", "astype"}
-)
-# Array/tensor methods allowed on the element without being math.
-_PLAIN_METHODS = frozenset({"numpy", "reshape", "flatten", "ravel", "squeeze", "transpose", "copy"})
 _REDUCTIONS = frozenset(
     {
-        "sum", "mean", "max", "min", "std", "var", "prod", "argmax", "argmin", "norm", "any", "all",
-        "amax", "amin", "nansum", "nanmean", "nanmax", "nanmin", "average", "median", "count_nonzero",
-        "logsumexp", "reduce_logsumexp", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min",
-        "reduce_prod", "reduce_std", "reduce_variance", "reduce_any", "reduce_all", "reduce_euclidean_norm",
+        "sum",
+        "mean",
+        "max",
+        "min",
+        "std",
+        "var",
+        "prod",
+        "argmax",
+        "argmin",
+        "norm",
+        "any",
+        "all",
+        "amax",
+        "amin",
+        "nansum",
+        "nanmean",
+        "nanmax",
+        "nanmin",
+        "average",
+        "median",
+        "count_nonzero",
+        "logsumexp",
+        "reduce_logsumexp",
+        "reduce_sum",
+        "reduce_mean",
+        "reduce_max",
+        "reduce_min",
+        "reduce_prod",
+        "reduce_std",
+        "reduce_variance",
+        "reduce_any",
+        "reduce_all",
+        "reduce_euclidean_norm",
     }
 )
-_ELEMENTWISE = frozenset(
+_MATH_METHODS = frozenset(
     {
-        "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "abs", "square", "sin", "cos", "tan", "tanh", "sigmoid",
-        "maximum", "minimum", "clip", "clip_by_value", "cast", "round", "floor", "ceil", "sign", "power", "pow",
-        "multiply", "add", "subtract", "divide", "truediv", "relu", "softplus", "negative", "reciprocal",
-        "exp2", "log2", "log10", "arctan", "arcsin", "arccos", "erf", "isnan", "isfinite", "logical_not",
+        "sum",
+        "mean",
+        "max",
+        "min",
+        "std",
+        "var",
+        "prod",
+        "dot",
+        "argmax",
+        "argmin",
+        "cumsum",
+        "clip",
+        "round",
+        "any",
+        "all",
     }
 )
-_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power, cst.MatrixMultiply, cst.Modulo)
-_BLOCKING_STATEMENTS = (
-    cst.Return, cst.Break, cst.Continue, cst.Raise, cst.Yield, cst.Await, cst.Global, cst.Nonlocal,
-    cst.With, cst.Try, cst.TryStar, cst.Del, cst.Assert, cst.FunctionDef, cst.ClassDef, cst.Lambda,
+_PLAIN_METHODS = frozenset({"reshape", "flatten", "ravel", "squeeze", "transpose", "astype"})
+_BUILTIN_MATH = {
+    "abs": "np.abs",
+    "max": "np.maximum",
+    "min": "np.minimum",
+    "round": "np.round",
+    "pow": "np.power",
+    "sum": "np.sum",
+}
+_ARITHMETIC = node_types(
+    "Add", "Subtract", "Multiply", "Divide", "FloorDivide", "Power", "MatrixMultiply", "Modulo"
 )
 
 
-class _Loop:
-    """What a loop walks: its variable, element names and indexed elements."""
+class Op:
+    """Math applied to an element: ``kind`` is helper, call, math, method,
+    builtin, compare, arith, gather or plumbing."""
 
-    def __init__(self, node, var: str, tensor: str, unit: str) -> None:
+    def __init__(self, kind: str, code: str, node, helper: str = "") -> None:
+        self.kind = kind
+        self.code = code  # as spelled in the source: `np.exp`, `.sum()`, `*`, `>`
         self.node = node
-        self.var = var  # loop variable, for the message
-        self.tensor = tensor  # code of the tensor walked
-        self.unit = unit  # "row" or "element"
-        self.element_names: set = set()  # names bound to one element
-        self.index: Optional[str] = None  # index variable (x[i] is an element)
-        self.math_node: Optional[cst.Call] = None  # the call applying math, once found
+        self.helper = helper  # "elementwise" / "numeric" for the module's functions
 
 
 class ElementwiseLoop(Rule):
     """A Python loop applies TensorFlow/NumPy math to a tensor one element or row at a time.
 
     ## What it does
-    Flags a `for`/`while` loop or list comprehension that walks a tensor or
-    NumPy array element by element or row by row (`for i in
-    range(x.shape[0])`, `range(len(x))`, `range(tf.shape(x)[0])`, a
-    `while i < n` counter, `for row in x`) and applies TensorFlow or NumPy
-    math to each element, collecting the results (`append`, item
-    assignment, `+=`, or the comprehension itself).
+    Flags a `for`/`while` loop or comprehension that walks an array or
+    tensor element by element or row by row (`for i in range(x.shape[0])`,
+    `range(len(x))`, `range(n)` indexing known arrays, a `while i < n`
+    counter, `for row in x`, `enumerate(x)`, `zip(x, y)`, `sorted(x)`,
+    `for v in np.arange(...)`) and does per element what one vectorised
+    op does on the whole array:
+    - arithmetic, NumPy/TF math or `math.*` on each element or row
+      (advice: broadcasting, or an axis reduction such as
+      `np.max(x, axis=1)`, or shifted slices for stencils);
+    - a comparison or an `if` on each element that picks or stores values
+      (advice: `np.where(...)` or a boolean mask, written for this loop);
+    - counting matches (`n += 1` under a test: `np.sum(a == b)`);
+    - writes or adds at an index read from the data (`onehot[y[i], i] =
+      1`, `sums[idx[i]] += v[i]`: fancy indexing, `np.add.at`), gathers
+      (`p[i, y[i]]`: `p[np.arange(n), y]`);
+    - calls a function of the module on each element (called once on the
+      whole array when it is built from element-wise ops, else rewritten
+      to broadcast);
+    - copies sliding windows `x[i:i + k]` into a preallocated array
+      (`sliding_window_view`);
+    - gathers `x[idx]` for each index of a list (`x[idxs]`, `tf.gather`);
+    - finds the first match per row (`np.min(np.where(row >= t))`:
+      `np.argmax(..., axis=1)`), intersects rows as sets (broadcast
+      equality), maps elements through a dict (`np.unique(...,
+      return_inverse=True)`);
+    - masks and reduces once per class value of the data (`for c in
+      np.unique(y)` / `tf.unique(y)[0]`: a segment reduction).
 
-    It stays silent on loops over Python lists, datasets and layers, on
-    small literal ranges, on chunked loops (`range(0, n, batch)`), on
-    bodies that do no TensorFlow/NumPy math on the element, and on bodies
-    that call anything else (a model, a Python function, random or I/O
-    ops), which one vectorised op cannot replace.
+    An array is what the file shows to be one: a NumPy/TF call,
+    `model.predict(...)`, `.numpy()`, `sess.run(t)`, `.values`, a function
+    of the module returning one, a tuple of arrays (`load_data()`,
+    `np.linalg.eig`), `self.x` when the class only assigns arrays to it, a
+    parameter used as an array, annotated as one (`np.ndarray`,
+    `tf.Tensor`, an alias such as `FloatTensor`) or passed one by every
+    call in the file; where a name is bound several times, the binding
+    nearest before the use in the module or function body decides.
+
+    It stays silent on loops over variables, layers, files, datasets and
+    Python lists; on a handful of iterations (`range(<20)`, a name bound
+    to a small number, a short literal array, eigenvalues of a covariance);
+    on bookkeeping without math (`if done[i]: log(r[i]); r[i] = 0`), on
+    windows appended to a list (dataset preparation); on recurrences (a value or
+    an array element carried to the next iteration: discounted returns,
+    AR series, RNN steps, SGD updates); on per-class loops whose body is
+    already vectorised (`x[labels == k]`); on chunked loops
+    (`range(0, n, batch)`), tiling, random or I/O ops, plotting loops and
+    calls the file does not show to be array math; and on convolution and
+    pooling nests, which TFP102 reports.
 
     ## Why is this bad?
     Each iteration dispatches one small op from Python: the interpreter
@@ -133,8 +237,10 @@ class ElementwiseLoop(Rule):
     totals = tf.reduce_sum(scores, axis=1)
     ```
     Use an axis reduction for per-row reductions, broadcasting for
-    element-wise arithmetic, and `tf.vectorized_map` (or `tf.map_fn`)
-    when the body is more than a simple op.
+    element-wise arithmetic, `np.where`/`tf.where` or a boolean mask for
+    per-element conditions, fancy indexing (`np.add.at` when indices
+    repeat) for scatters and gathers, and `tf.vectorized_map` (or
+    `tf.map_fn`) when the body is more than a simple op.
     """
 
     code = "TFP101"
@@ -142,10 +248,12 @@ class ElementwiseLoop(Rule):
     message = "Loop over `{var}` applies {op} to {what} one at a time; {suggestion}"
     triggers = ("for ", "while ")
     fixable = False
-    # For --verify: what the flagged code takes as input. "iterated" is the
-    # tensor/array the loop walks (rank >= 1; rows are its first axis unless
-    # the loop indexes another one).
-    verify_roles = {"iterated": "tensor"}
+    # For --verify: the tensor the loop walks gets a batch of rows when nothing
+    # calls the function; without a fix the loop is timed against one vectorised
+    # expression (a verification-only rewrite).
+    verification = Verification(
+        inputs=(Input("iterated", InputKind.ROWS),), rewrite=Rewrite.STACK_TO_VECTOR
+    )
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -160,366 +268,815 @@ class ElementwiseLoop(Rule):
     def visit_ListComp(self, node: cst.ListComp) -> None:
         self.candidates.append(node)
 
-    # -- analysis -------------------------------------------------------
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
+        self.candidates.append(node)
+
     def finish(self) -> None:
         if not self.candidates or is_test_file(self.ctx.path):
             return
-        self.tensors = self.ctx.shared(TensorNames)
-        flagged: set = set()
-        convolutions = {c for c in self.candidates if isinstance(c, cst.For) and find_convolution(self.ctx, c)}
+        tensors = self.ctx.shared(TensorNames)
+        helpers = self.ctx.shared(Helpers)
+        skipped = self._convolution_loops()
+        flagged: dict = {}  # loop -> (message, the helper it calls per row)
+        self._display: dict = {}
         for node in self.candidates:
-            if any(a in flagged or a in convolutions for a in self.ctx.ancestors_of(node)) or node in convolutions:
+            if node in skipped or any(a in flagged for a in self.ctx.ancestors_of(node)):
                 continue
-            loop = self._loop(node)
-            if loop is None or "channel" in f"{loop.var} {loop.tensor}".lower():
+            segment = _segment_loop(self.ctx, tensors, node)
+            if segment is not None:
+                flagged[node] = (segment, None)
+                continue
+            walk = walk_of(self.ctx, tensors, node)
+            if walk is None or "channel" in f"{walk.var} {walk.tensor}".lower():
                 continue  # a handful of channels: not worth a finding
-            op = self._collected_math(loop)
+            facts = LoopFacts(self.ctx, tensors, helpers, walk, tensors.scope_of(node))
+            if facts.why_not is not None:
+                continue
+            verdict = _Verdict(self.ctx, facts)
+            message = verdict.message()
+            if message is not None and not self._in_display_loop(node):
+                flagged[node] = (message, verdict.helper)  # (not a few views being plotted)
+        # A loop inside a helper that a flagged loop calls per row is part of that work.
+        helpers_called = {h for _, h in flagged.values() if h is not None}
+        for node, (message, _) in flagged.items():
+            if not any(a in helpers_called for a in self.ctx.ancestors_of(node)):
+                self.report(node, message=message)
+
+    def _in_display_loop(self, node) -> bool:
+        """Whether the loop right around this one (same function) draws a plot or an
+        image on each iteration: the work is a few views being shown."""
+        for parent in self.ctx.ancestors_of(node):
+            if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return False
+            if isinstance(parent, (cst.For, cst.While)):
+                if parent not in self._display:
+                    self._display[parent] = any(
+                        _displays(self.ctx, n)
+                        for n in descendants(parent.body, skip_scopes=True)
+                        if isinstance(n, cst.Call)
+                    )
+                return self._display[parent]
+        return False
+
+    def _convolution_loops(self) -> set:
+        """Loops that are, contain or sit in a convolution/pooling nest (TFP102's)."""
+        nests = [
+            c for c in self.candidates if isinstance(c, cst.For) and find_convolution(self.ctx, c)
+        ]
+        if not nests:
+            return set()
+        inside = set(nests)
+        for node in self.candidates:
+            chain = list(self.ctx.ancestors_of(node))
+            if any(a in inside for a in chain):
+                inside.add(node)
+        for nest in nests:
+            inside.update(a for a in self.ctx.ancestors_of(nest) if a in self.candidates)
+        return inside
+
+
+_DISPLAY_METHODS = frozenset(
+    {
+        "imshow",
+        "plot",
+        "savefig",
+        "subplot",
+        "add_subplot",
+        "set_title",
+        "set_axis_off",
+        "hist",
+        "legend",
+    }
+)
+
+
+def _displays(ctx, call: cst.Call) -> bool:
+    qual = ctx.call_name(call) or ""
+    func = call.func
+    if qual.startswith(("matplotlib.", "PIL.", "cv2.imshow", "IPython.")):
+        return True
+    return isinstance(func, cst.Attribute) and func.attr.value in _DISPLAY_METHODS
+
+
+_UNIQUES = frozenset({"numpy.unique", "tensorflow.unique", "tensorflow.unique_with_counts"})
+_SEGMENT_BLOCKERS = node_types(
+    "Return", "Break", "Raise", "Yield", "With", "Try", "FunctionDef", "ClassDef"
+)
+
+
+def _segment_loop(ctx, tensors, node) -> Optional[str]:
+    """``for c in np.unique(y)`` / ``tf.unique(y)[0]``: a mask ``y == c`` and a
+    reduction per class value found in the data, accumulated; one segment
+    reduction does every class."""
+    if not isinstance(node, cst.For) or not isinstance(node.target, cst.Name):
+        return None
+    var = node.target.value
+    masked = reduced = False
+    for n in descendants(node.body, skip_scopes=True):
+        if isinstance(n, _SEGMENT_BLOCKERS):
+            return None
+        if isinstance(n, cst.Call):
+            qual = ctx.call_name(n) or ""
+            if qual.startswith(TENSOR_ROOTS):
+                reduced = reduced or qual.rsplit(".", 1)[-1] in _REDUCTIONS
+            elif not (isinstance(n.func, cst.Name) and n.func.value in ("len", "float", "int")):
+                if not (isinstance(n.func, cst.Attribute) and n.func.attr.value in _MATH_METHODS):
+                    return None
+        if isinstance(n, cst.Comparison) and len(n.comparisons) == 1:
+            sides = (n.left, n.comparisons[0].comparator)
+            if isinstance(n.comparisons[0].operator, cst.Equal) and any(
+                isinstance(x, cst.Name) and x.value == var for x in sides
+            ):
+                masked = True
+    collected = any(isinstance(n, cst.AugAssign) for n in descendants(node.body)) or any(
+        isinstance(n, cst.Call)
+        and isinstance(n.func, cst.Attribute)
+        and n.func.attr.value == "append"
+        for n in descendants(node.body)
+    )
+    if not (masked and reduced and collected):
+        return None
+    values = _unique_source(ctx, tensors, node)
+    if values is None:
+        return None
+    return (
+        f"Loop over `{var}` masks and reduces once per class value of `{values}`; compute all "
+        "classes at once with a segment reduction (`tf.math.unsorted_segment_mean`/`_sum` with "
+        "the ids from `tf.unique`, or `np.bincount(ids, weights=...)` with "
+        "`np.unique(..., return_inverse=True)`) instead"
+    )
+
+
+def _unique_source(ctx, tensors, node) -> Optional[str]:
+    """``y`` when the loop walks the distinct values of ``y``."""
+    iterable = node.iter
+    if isinstance(iterable, cst.Name):
+        scope = tensors.scope_of(node)
+        bound = [
+            a.value
+            for a in ctx.nodes(cst.Assign)
+            if tensors.scope_of(a) is scope
+            and any(
+                isinstance(t.target, cst.Name) and t.target.value == iterable.value
+                for t in a.targets
+            )
+        ]
+        if len(bound) != 1:
+            return None
+        iterable = bound[0]
+    if isinstance(iterable, cst.Subscript):
+        iterable = iterable.value  # tf.unique(y)[0]
+    if (
+        isinstance(iterable, cst.Call)
+        and ctx.call_name(iterable) in _UNIQUES
+        and iterable.args
+        and all(a.keyword is None for a in iterable.args)
+    ):
+        return ctx.code(iterable.args[0].value)
+    return None
+
+
+class _Verdict:
+    """Whether a loop's facts make a finding, and its message."""
+
+    def __init__(self, ctx, facts: LoopFacts) -> None:
+        self.ctx = ctx
+        self.facts = facts
+        self.walk = facts.walk
+        self.helper = None  # the module function the loop calls per element, if any
+
+    def message(self) -> Optional[str]:
+        facts = self.facts
+        if not (self.walk.sized or facts.known_seed):
+            return None  # nothing shows the loop walks an array
+        if facts.windows:
+            return self._windows()
+        found = self._best()
+        if found is None:
+            return None
+        sink, op = found
+        if op.kind == "helper":
+            self.helper = facts.tensors.function_def(op.node, facts.scope)
+        return _Advice(self, sink, op).text()
+
+    def _best(self):
+        """The collected result with the most telling op (see ``_RANK``)."""
+        best = None
+        for sink in self.facts.sinks:
+            if not self._collects_element(sink):
+                continue
+            op = self._op_of_sink(sink)
             if op is None:
                 continue
-            flagged.add(node)
-            self.report(
-                node,
-                var=loop.var,
-                op=f"`{op}`",
-                what=f"each row `{loop.var}` of `{loop.tensor}`" if loop.element_names else f"each `{loop.tensor}[{loop.index}]`",
-                suggestion=self._suggestion(op, loop),
+            rank = _RANK.index(op.kind)
+            if best is None or rank < best[0]:
+                best = (rank, sink, op)
+        return best[1:] if best else None
+
+    def _collects_element(self, sink: Sink) -> bool:
+        facts = self.facts
+        if sink.kind in ("append", "store", "store-add", "reduce", "element"):
+            if sink.kind == "append" and facts.uses_element(sink.target):
+                return False  # row.append(...): building a Python row
+            if isinstance(sink.value, (cst.Tuple, cst.List)):
+                return False  # (value, vector) pairs: Python records, not array math
+            return facts.uses_element(sink.value) or (
+                sink.test is not None and facts.uses_element(sink.test)
             )
+        if sink.kind == "count":
+            return sink.test is not None and facts.uses_element(sink.test)
+        return True  # scatter, scatter-add: the index is an element
 
-    def _loop(self, node) -> Optional[_Loop]:
-        scope = self.tensors.scope_of(node)
-        if isinstance(node, cst.For):
-            if node.asynchronous is not None or node.orelse is not None:
-                return None
-            return self._for_like(node, node.target, node.iter, scope)
-        if isinstance(node, cst.ListComp):
-            comp = node.for_in
-            if comp.inner_for_in is not None or comp.asynchronous is not None:
-                return None
-            return self._for_like(node, comp.target, comp.iter, scope)
-        return self._while(node, scope)
+    def _op_of_sink(self, sink: Sink) -> Optional[Op]:
+        if sink.kind in ("scatter", "scatter-add"):
+            return Op(sink.kind, "", sink.node)
+        if sink.kind == "count":
+            return Op("count", "", sink.node)
+        op = self.op_of(sink.value, depth=0)
+        if sink.test is not None and self.facts.uses_element(sink.test):
+            if op is None and self.op_of(sink.test, depth=0) is None:
+                return None  # `if done[i]: log(x[i]); x[i] = 0`: bookkeeping, no math
+            if op is None or op.kind not in ("helper",):
+                return Op("mask", "", sink.test)
+        return op
 
-    def _for_like(self, node, target, iterable, scope) -> Optional[_Loop]:
-        rng = range_call(iterable)
-        if rng is not None:
-            size = _range_size(rng)
-            if size is None or not isinstance(target, cst.Name):
-                return None
-            tensor = self.tensors.tensor_of_size(size, scope)
-            if tensor is None:
-                return None
-            loop = _Loop(node, target.value, tensor, "element")
-            loop.index = target.value
-            return loop
-        enum = enumerate_call(iterable)
-        if enum is not None:
-            if len(enum.args) != 1 or not isinstance(target, cst.Tuple) or len(target.elements) != 2:
-                return None
-            index, element = (e.value for e in target.elements)
-            if not (isinstance(index, cst.Name) and isinstance(element, cst.Name)):
-                return None
-            if not self.tensors.is_tensor_expr(enum.args[0].value, scope):
-                return None
-            loop = _Loop(node, element.value, self.ctx.code(enum.args[0].value), "row")
-            loop.element_names.add(element.value)
-            loop.index = index.value
-            return loop
-        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "zip":
-            if not isinstance(target, cst.Tuple) or len(target.elements) != len(iterable.args):
-                return None
-            loop = None
-            for element, arg in zip(target.elements, iterable.args):
-                if isinstance(element.value, cst.Name) and arg.star == "" and self.tensors.is_tensor_expr(arg.value, scope):
-                    if loop is None:
-                        loop = _Loop(node, element.value.value, self.ctx.code(arg.value), "row")
-                    loop.element_names.add(element.value.value)
-            return loop
-        if self.tensors.is_counter(iterable, scope):
-            return None  # for k in np.arange(n): a counting loop over scalars, like range
-        if isinstance(target, cst.Name) and self.tensors.is_tensor_expr(iterable, scope):
-            loop = _Loop(node, target.value, self.ctx.code(iterable), "row")
-            loop.element_names.add(target.value)
-            return loop
-        return None
-
-    def _while(self, node: cst.While, scope) -> Optional[_Loop]:
-        """``while i < n:`` with ``i += 1`` in the body and ``n`` a size of a tensor."""
-        test = node.test
-        if node.orelse is not None or not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+    # -- ops ----------------------------------------------------------------
+    def op_of(self, expr, depth: int) -> Optional[Op]:
+        """The math applied to element data in ``expr`` (or in the names it reads)."""
+        if expr is None:
             return None
-        comp = test.comparisons[0]
-        if not isinstance(comp.operator, cst.LessThan) or not isinstance(test.left, cst.Name):
-            return None
-        var = test.left.value
-        steps = [
-            s
-            for line in node.body.body
-            if isinstance(line, cst.SimpleStatementLine)
-            for s in line.body
-            if isinstance(s, cst.AugAssign)
-            and isinstance(s.target, cst.Name)
-            and s.target.value == var
-            and isinstance(s.operator, cst.AddAssign)
-            and isinstance(s.value, cst.Integer)
-            and s.value.value == "1"
-        ]
-        if len(steps) != 1:
-            return None
-        tensor = self.tensors.tensor_of_size(comp.comparator, scope)
-        if tensor is None:
-            return None
-        loop = _Loop(node, var, tensor, "element")
-        loop.index = var
-        return loop
-
-    # -- the body ---------------------------------------------------------
-    def _body(self, loop: _Loop):
-        node = loop.node
-        if isinstance(node, cst.ListComp):
-            return [node.elt, *(i.test for i in node.for_in.ifs)]
-        return [node.body]
-
-    def _collected_math(self, loop: _Loop) -> Optional[str]:
-        """The op applied to the element whose result is collected, if any (and nothing blocks)."""
-        scope = self.tensors.scope_of(loop.node)
-        parts = self._body(loop)
-        nodes = [n for part in parts for n in [part, *descendants(part, skip_scopes=False)]]
-        for n in nodes:
-            if isinstance(n, _BLOCKING_STATEMENTS):
-                return None
-            if loop.index is not None and isinstance(n, cst.SubscriptElement) and not _bare_index(n, loop.index):
-                if loop.index in _names(n):
-                    return None  # x[i + 1], x[i:i + k]: shifts and windows, not one element
-            if isinstance(n, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp, cst.Set, cst.Dict)):
-                return None  # Python containers per element: not one op
-            if isinstance(n, cst.Call) and not self._allowed_call(n, loop, scope):
-                return None
-        derived = set(loop.element_names)  # names holding (something computed from) an element
-        math_derived: set = set()
-        assigns = [n for n in nodes if isinstance(n, cst.Assign) and len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name)]
-        for _ in range(3):
-            for a in assigns:
-                name = a.targets[0].target.value
-                if self._uses_element(a.value, loop, derived, scope):
-                    derived.add(name)
-                    if self._math_op(a.value, loop, derived, scope) or _reads(a.value, math_derived):
-                        math_derived.add(name)
-        if isinstance(loop.node, cst.ListComp):
-            return self._math_op(loop.node.elt, loop, derived, scope)
-        for value in self._collected_values(nodes, derived):
-            op = self._math_op(value, loop, derived, scope)
-            if op:
-                return op
-            names = _reads(value, math_derived)
-            if names:
-                return self._op_of_name(assigns, names, loop, derived, scope)
-        return None
-
-    def _op_of_name(self, assigns, names, loop, derived, scope) -> Optional[str]:
-        for a in assigns:
-            if a.targets[0].target.value in names:
-                op = self._math_op(a.value, loop, derived, scope)
-                if op:
+        best = None
+        for node in value_nodes(expr):
+            op = self._op_at(node)
+            if op is not None and (best is None or _RANK.index(op.kind) < _RANK.index(best.kind)):
+                best = op
+        if best is not None or depth > 3:
+            return best
+        for name in names_in(expr):
+            if name in self.facts.derived and self.facts.derived[name] is not expr:
+                op = self.op_of(self.facts.derived[name], depth + 1)
+                if op is not None and op.kind != "plumbing":
                     return op
         return None
 
-    def _collected_values(self, nodes, derived):
-        for n in nodes:
-            if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "append":
-                if len(n.args) == 1 and not _reads(n.func.value, derived):
-                    yield n.args[0].value
-            elif isinstance(n, cst.Assign):
-                for t in n.targets:
-                    target = t.target
-                    if isinstance(target, cst.Subscript):
-                        yield n.value
-                    elif isinstance(target, cst.Name) and isinstance(n.value, cst.BinaryOperation) and (
-                        isinstance(n.value.operator, (cst.Add, cst.Subtract))
-                        and isinstance(n.value.left, cst.Name)
-                        and n.value.left.value == target.value
-                    ):
-                        yield n.value.right
-            elif isinstance(n, cst.AugAssign) and isinstance(n.operator, (cst.AddAssign, cst.SubtractAssign)):
-                if not (isinstance(n.target, cst.Name) and n.target.value in derived):
-                    yield n.value
-
-    def _allowed_call(self, call: cst.Call, loop: _Loop, scope) -> bool:
-        qual = self.ctx.call_name(call)
-        if qual is not None:
-            if not qual.startswith(TENSOR_ROOTS):
-                return False
-            return not (qual in _BLOCKING or qual.startswith(_BLOCKING_PREFIXES))
-        func = call.func
-        if isinstance(func, cst.Name):
-            return func.value in _BUILTINS
-        if isinstance(func, cst.Attribute):
-            method = func.attr.value
-            if method == "append":
-                return True
-            if method in _MATH_METHODS or method in _PLAIN_METHODS:
-                return self._is_elementish(func.value, loop, scope)
-        return False
-
-    def _is_elementish(self, expr, loop: _Loop, scope) -> bool:
-        """A tensor, or an element of the walked tensor."""
-        if isinstance(expr, cst.Name) and expr.value in loop.element_names:
-            return True
-        return self.tensors.is_tensor_expr(expr, scope) or self._uses_element(expr, loop, loop.element_names, scope)
-
-    def _is_seed(self, node, loop: _Loop, scope) -> bool:
-        """``x[i]``, ``x[i, :]``, ``x[:, i]``: one element of a tensor by the loop index."""
-        if loop.index is None or not isinstance(node, cst.Subscript):
-            return False
-        index_hits = [
-            e for e in node.slice if isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.Name) and e.slice.value.value == loop.index
-        ]
-        return len(index_hits) == 1 and self.tensors.is_tensor_expr(node.value, scope)
-
-    def _uses_element(self, expr, loop: _Loop, derived, scope) -> bool:
-        """Whether ``expr`` reads an element (not only as an index)."""
-        stack = [expr]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, cst.Name) and node.value in derived:
-                return True
-            if self._is_seed(node, loop, scope):
-                return True
-            if isinstance(node, cst.Subscript):
-                stack.append(node.value)  # indices do not carry element values
-                continue
-            if isinstance(node, cst.Attribute):
-                if node.attr.value in ("shape", "ndim", "dtype"):
-                    continue
-                stack.append(node.value)
-                continue
-            stack.extend(children(node))
-        return False
-
-    def _math_op(self, expr, loop: _Loop, derived, scope) -> Optional[str]:
-        """The TF/NumPy math applied to an element inside ``expr``, spelled as in the source."""
-        nodes = list(value_nodes(expr))
-        # Named ops first, operators second: `np.exp(x[i]) * 2` reports `np.exp`.
-        nodes.sort(key=lambda n: not isinstance(n, cst.Call))
-        for node in nodes:
-            if isinstance(node, cst.Call):
-                qual = self.ctx.call_name(node)
-                if qual is not None and qual.startswith(TENSOR_ROOTS):
-                    if qual.rsplit(".", 1)[-1] in _PLUMBING:
-                        continue
-                    if any(self._uses_element(a.value, loop, derived, scope) for a in node.args if a.keyword is None):
-                        loop.math_node = node
-                        return self.ctx.code(node.func)
-                elif isinstance(node.func, cst.Attribute) and node.func.attr.value in _MATH_METHODS:
-                    if self._uses_element(node.func.value, loop, derived, scope):
-                        loop.math_node = node
-                        return "." + node.func.attr.value + "()"
-            elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ARITHMETIC):
-                left = self._uses_element(node.left, loop, derived, scope)
-                right = self._uses_element(node.right, loop, derived, scope)
-                if left or right:
-                    return self.ctx.code(node.operator).strip()
+    def _op_at(self, node) -> Optional[Op]:
+        facts = self.facts
+        uses = facts.uses_element
+        if isinstance(node, cst.Call):
+            return self._call_op(node)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ARITHMETIC):
+            if uses(node.left) or uses(node.right):
+                return Op("arith", self.ctx.code(node.operator).strip(), node)
+        if isinstance(node, cst.Comparison) and uses(node):
+            return Op("compare", self.ctx.code(node.comparisons[0].operator).strip(), node)
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            if uses(node.expression):
+                return Op("arith", "-", node)
+        if isinstance(node, cst.Subscript) and node in facts.gathers:
+            return Op("gather", "", node)
+        if isinstance(node, cst.Subscript) and node in facts.lookups:
+            return Op("lookup", self.ctx.code(node.value), node)
         return None
 
-    def _whole_operand(self, loop: _Loop) -> Optional[str]:
-        """The reduced operand over all rows: ``queries * key`` for ``tf.reduce_sum(queries[i] * key)``."""
-        call = loop.math_node
-        if call is None:
+    def _call_op(self, call: cst.Call) -> Optional[Op]:
+        uses = self.facts.uses_element
+        args_use = any(uses(a.value) for a in call.args if a.keyword is None)
+        qual = self.ctx.call_name(call)
+        func = call.func
+        if qual in SET_OPS and args_use:
+            return Op("setop", self.ctx.code(func), call)
+        if qual is not None and qual.startswith(TENSOR_ROOTS) and args_use:
+            last = qual.rsplit(".", 1)[-1]
+            kind = "plumbing" if last in _PLUMBING else "call"
+            return Op(kind, self.ctx.code(func), call)
+        if qual is not None and qual.startswith("math.") and args_use:
+            return Op("math", self.ctx.code(func), call)
+        if isinstance(func, cst.Name) and args_use:
+            if func.value in _BUILTIN_MATH:
+                return Op("builtin", func.value, call)
+            helper = self.facts.helpers.kind(
+                self.facts.tensors.function_def(call, self.facts.scope)
+            )
+            if helper is not None:
+                return Op("helper", func.value, call, helper)
+        if isinstance(func, cst.Attribute) and uses(func.value):
+            method = func.attr.value
+            if method in _MATH_METHODS:
+                return Op("method", "." + method + "()", call)
+            if method in _PLAIN_METHODS:
+                return Op("plumbing", "." + method + "()", call)
+        return None
+
+    # -- sliding windows ------------------------------------------------------
+    def _windows(self) -> Optional[str]:
+        """``out.append(x[i:i + k])`` / ``out[i] = x[i:i + k]``: windows copied one by one."""
+        facts = self.facts
+        window = facts.windows[0]
+        if not self.walk.index or facts.gathers:
             return None
-        if isinstance(call.func, cst.Attribute) and self.ctx.call_name(call) is None:
+        copied = False
+        for sink in facts.sinks:
+            if not self._collects_element(sink):
+                continue
+            if sink.kind != "store" or self.op_of(sink.value, 0) is not None:
+                return None  # reduced or multiplied (TFP102's), or copied into a list
+            copied = copied or any(n in facts.windows for n in value_nodes(sink.value))
+        if not copied:
+            return None
+        size = _window_size(self.ctx, window, self.facts.index)
+        if size is None:
+            return None
+        base = self.ctx.code(window.value)
+        var = self.walk.var
+        return (
+            f"Loop over `{var}` copies the window `{self.ctx.code(window)}` one at a time; "
+            f"build all windows at once with "
+            f"`np.lib.stride_tricks.sliding_window_view({base}, {size}, axis=0)` instead"
+        )
+
+
+# Most telling first: what the advice is built on.
+_RANK = [
+    "setop",
+    "helper",
+    "scatter-add",
+    "scatter",
+    "count",
+    "mask",
+    "call",
+    "math",
+    "method",
+    "builtin",
+    "gather",
+    "lookup",
+    "compare",
+    "arith",
+    "plumbing",
+]
+
+
+def _window_size(ctx, window: cst.Subscript, index: set) -> Optional[str]:
+    """``k`` of ``x[i:i + k]`` / ``x[i - k:i]``."""
+    for element in window.slice:
+        sl = element.slice
+        if not isinstance(sl, cst.Slice) or sl.lower is None or sl.upper is None:
+            continue
+        lower, upper = sl.lower, sl.upper
+        if isinstance(lower, cst.Name) and lower.value in index:
+            if isinstance(upper, cst.BinaryOperation) and isinstance(upper.operator, cst.Add):
+                if isinstance(upper.left, cst.Name) and upper.left.value == lower.value:
+                    return ctx.code(upper.right)
+        if isinstance(upper, cst.Name) and upper.value in index:
+            if isinstance(lower, cst.BinaryOperation) and isinstance(lower.operator, cst.Subtract):
+                if isinstance(lower.left, cst.Name) and lower.left.value == upper.value:
+                    return ctx.code(lower.right)
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def _whole_transformer() -> type:
+    """The transformer class, made on first use (its base class is LibCST's)."""
+
+    class _Whole(cst.CSTTransformer):
+        """The body's expression over whole arrays: ``x[i]`` -> ``x``, ``a[0, i]`` ->
+        ``a[0, :]``, ``row`` -> the array walked, names bound in the body -> their value."""
+
+        def __init__(self, facts: LoopFacts, depth: int = 0) -> None:
+            super().__init__()
+            self.facts = facts
+            self.depth = depth
+            self.failed = False
+
+        def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript):
+            facts = self.facts
+            base = original.value
+            if isinstance(base, cst.Name) and base.value in facts.walk.whole:
+                whole = cst.parse_expression(facts.walk.whole[base.value])
+                rows = cst.SubscriptElement(cst.Slice(lower=None, upper=None))
+                return cst.Subscript(whole, [rows, *updated.slice])
+            if any(
+                isinstance(e.slice, cst.Index)
+                and not (isinstance(e.slice.value, cst.Name) and e.slice.value.value in facts.index)
+                and facts.uses_element(e.slice.value)
+                for e in original.slice
+            ):
+                self.failed = True  # probs[i, y[i]] is not probs[:, y]
+                return updated
+            elements = []
+            hit = False
+            for element in updated.slice:
+                sl = element.slice
+                if (
+                    isinstance(sl, cst.Index)
+                    and isinstance(sl.value, cst.Name)
+                    and sl.value.value in facts.index
+                ):
+                    elements.append(element.with_changes(slice=cst.Slice(lower=None, upper=None)))
+                    hit = True
+                else:
+                    elements.append(element)
+            if not hit:
+                return updated
+            if all(
+                isinstance(e.slice, cst.Slice) and e.slice.lower is None and e.slice.upper is None
+                for e in elements
+            ):
+                return _paren(updated.value)
+            return updated.with_changes(
+                slice=[e.with_changes(comma=cst.MaybeSentinel.DEFAULT) for e in elements]
+            )
+
+        def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp):
+            """``a if cond else b`` -> ``np.where(cond, a, b)``."""
+            args = [cst.Arg(_bare_expr(e)) for e in (updated.test, updated.body, updated.orelse)]
+            return cst.Call(cst.parse_expression("np.where"), args)
+
+        def leave_Call(self, original: cst.Call, updated: cst.Call):
+            """Only element-wise calls keep their meaning on whole arrays."""
+            if updated is original or self.failed:
+                return updated
+            facts = self.facts
+            qual = facts.ctx.call_name(original)
+            func = original.func
+            if (
+                isinstance(func, cst.Name)
+                and func.value in ("float", "int")
+                and len(updated.args) == 1
+                and self.facts.tensors.function_def(original, facts.scope) is None
+            ):
+                return updated.args[0].value  # float(x[i]) -> x
+            if qual is not None and qual.startswith(TENSOR_ROOTS):
+                safe = qual.rsplit(".", 1)[-1] in ELEMENTWISE
+            elif isinstance(func, cst.Name):
+                helper = facts.tensors.function_def(original, facts.scope)
+                safe = func.value == "abs" or facts.helpers.kind(helper) == "elementwise"
+            else:
+                safe = isinstance(func, cst.Attribute) and func.attr.value == "astype"
+            if not safe:
+                self.failed = True
+            return updated
+
+        def leave_Name(self, original: cst.Name, updated: cst.Name):
+            facts = self.facts
+            if original.value in facts.walk.whole:
+                return _paren(cst.parse_expression(facts.walk.whole[original.value]))
+            if original.value in facts.derived and self.depth < 3:
+                inner = whole_code(facts, facts.derived[original.value], self.depth + 1)
+                if inner is None:
+                    self.failed = True
+                    return updated
+                return _paren(cst.parse_expression(inner))
+            return updated
+
+    return _Whole
+
+
+def _bare_expr(expr):
+    return expr.with_changes(lpar=[], rpar=[]) if getattr(expr, "lpar", None) else expr
+
+
+def _paren(expr):
+    if (
+        isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float))
+        or expr.lpar
+    ):
+        return expr
+    return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _paren_code(code: str) -> str:
+    parsed = cst.parse_expression(code)
+    if isinstance(parsed, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or parsed.lpar:
+        return code
+    return f"({code})"
+
+
+def whole_code(facts: LoopFacts, expr, depth: int = 0) -> Optional[str]:
+    """``expr`` rewritten over whole arrays, or None when the loop index remains."""
+    if expr is None or isinstance(expr, (cst.Tuple, cst.List)):
+        return None
+    transformer = _whole_transformer()(facts, depth)
+    try:
+        new = expr.visit(transformer)
+    except Exception:  # a rewrite LibCST cannot print: no concrete advice
+        return None
+    if transformer.failed or names_in(new) & facts.index:
+        return None
+    if isinstance(new, cst.BaseExpression) and new.lpar:
+        new = new.with_changes(lpar=[], rpar=[])
+    code = cst.Module([]).code_for_node(new).strip()
+    return code if "\n" not in code else None
+
+
+class _Advice:
+    """The message for one finding: what the loop does, and the whole-array form."""
+
+    def __init__(self, verdict: _Verdict, sink: Sink, op: Op) -> None:
+        self.ctx = verdict.ctx
+        self.facts = verdict.facts
+        self.walk = verdict.walk
+        self.sink = sink
+        self.op = op
+
+    def text(self) -> str:
+        var = self.walk.var
+        kind = self.op.kind
+        if kind == "setop":
+            body = self._setop()
+        elif self.walk.gather and kind not in ("gather", "scatter", "scatter-add"):
+            body = self._gathered()
+        elif kind == "lookup" and not self.walk.gather:
+            body = self._lookup()
+        elif kind in ("scatter", "scatter-add", "count", "mask", "gather"):
+            body = getattr(self, "_" + kind.replace("-", "_"))()
+        elif kind == "helper":
+            body = self._helper()
+        else:
+            body = (
+                f"applies {self._op_name()} to {self._what()} one at a time; {self._suggestion()}"
+            )
+        text = f"Loop over `{var}` {body}"
+        if self.facts.random and "random" not in body:
+            text += " (draw the random numbers for all iterations in one call, with `size=`)"
+        return text
+
+    # -- pieces ---------------------------------------------------------------
+    def _tensor(self) -> str:
+        return self.walk.tensor or self._seed_base() or "the array"
+
+    def _seed_base(self) -> Optional[str]:
+        seed = self._seed()
+        return self.ctx.code(seed.value) if seed is not None else None
+
+    def _seed(self) -> Optional[cst.Subscript]:
+        """The first element read (``a[0, i]``) in the op or the collected value."""
+        for root in (self.op.node, self.sink.value, self.sink.test):
+            if root is None:
+                continue
+            for node in value_nodes(root):
+                if isinstance(node, cst.Subscript) and any(
+                    names_in(e.slice) & self.facts.index for e in node.slice
+                ):
+                    return node
+        return None
+
+    def _what(self) -> str:
+        var = self.walk.var
+        if var in self.walk.whole or var in self.walk.elements:
+            return f"each row `{var}` of `{self._tensor()}`"
+        seed = self._seed()
+        if seed is not None:
+            return f"each `{self.ctx.code(seed)}`"
+        return f"each element of `{self._tensor()}`"
+
+    def _op_name(self) -> str:
+        op = self.op
+        if op.kind == "compare":
+            return f"a comparison (`{op.code}`)"
+        if op.kind == "gather":
+            return "an index lookup"
+        return f"`{op.code}`"
+
+    def _whole(self, expr) -> Optional[str]:
+        return whole_code(self.facts, expr)
+
+    # -- suggestions by kind --------------------------------------------------
+    def _suggestion(self) -> str:
+        op = self.op
+        tensor = self._tensor()
+        name = op.code.rsplit(".", 1)[-1].strip("`()")
+        cond = first_match(self.ctx, op.node)
+        if cond is not None:
+            whole = self._whole(cond)
+            form = f"`np.argmax({whole}, axis=1)`" if whole else "`np.argmax(condition, axis=1)`"
+            return f"find the first match in every row at once with {form} (check `.any(axis=1)` when a row may have none) instead"
+        if op.kind in ("call", "method") and name in _REDUCTIONS:
+            return self._reduction(name)
+        if op.kind == "math":
+            return f"use `np.{name}` on the whole of `{tensor}` at once instead"
+        if op.kind == "builtin":
+            np_name = _BUILTIN_MATH[op.code]
+            return f"use `{np_name}` on the whole of `{tensor}` at once instead"
+        if self.facts.shifted and op.kind in ("arith", "call", "compare", "method"):
+            return (
+                f"compute it once on shifted slices of the whole of `{tensor}` "
+                "(`x[2:] - x[:-2]`, `np.diff`) instead"
+            )
+        whole = self._whole_value()
+        if op.kind == "compare":
+            if whole:
+                return f"compute it on whole arrays at once (`{whole}`) instead"
+            return f"compare the whole of `{tensor}` at once (`np.where` or a boolean mask picks the values) instead"
+        if op.kind == "plumbing":
+            return f"call `{op.code}` once on the whole of `{tensor}` (the rows stay the first axis) instead"
+        if whole and self.sink.kind == "reduce":
+            return f"compute it on whole arrays and sum once (`np.sum({whole})`) instead"
+        if op.kind == "call" and name in ELEMENTWISE:
+            return f"apply `{op.code}` to the whole of `{tensor}` at once (it works element-wise) instead"
+        if op.kind == "arith":
+            return f"apply `{op.code}` to the whole of `{tensor}` at once (broadcasting) instead"
+        return (
+            f"call `{op.code}` once on the whole of `{tensor}` (most TF/NumPy ops take a batch axis), "
+            "or use `tf.vectorized_map`/`tf.map_fn` when the body is more than one op"
+        )
+
+    def _whole_value(self) -> Optional[str]:
+        value = self.sink.value
+        return self._whole(value) if value is not None else None
+
+    def _reduction(self, name: str) -> str:
+        op = self.op
+        call = op.node
+        if op.kind == "method":
             operand = call.func.value
         elif call.args and call.args[0].keyword is None:
             operand = call.args[0].value
         else:
-            return None
-        new = _replace_element(operand, loop)
-        return self.ctx.module.code_for_node(new) if new is not None else None
+            operand = None
+        whole = self._whole(operand) if operand is not None else None
+        receiver = whole or self._tensor()
+        if op.kind == "method":
+            parsed = cst.parse_expression(receiver)
+            if (
+                not isinstance(parsed, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
+                and not parsed.lpar
+            ):
+                receiver = f"({receiver})"
+            form = f"{receiver}.{name}(axis=1)"
+        else:
+            form = f"{op.code}({receiver}, axis=1)"
+        return f"reduce along an axis over all rows at once instead (e.g. `{form}`)"
 
-    def _suggestion(self, op: str, loop: _Loop) -> str:
-        tensor = loop.tensor
-        name = op.rsplit(".", 1)[-1].strip("`()")
-        if name in _REDUCTIONS:
-            operand = self._whole_operand(loop)
-            if op.startswith("."):
-                receiver = operand or tensor
-                parsed = cst.parse_expression(receiver)
-                if not (isinstance(parsed, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or parsed.lpar):
-                    receiver = f"({receiver})"
-                call = f"{receiver}.{name}(axis=1)"
-            else:
-                call = f"{op}({operand or tensor}, axis=1)"
-            return f"reduce along an axis over all rows at once instead (e.g. `{call}`)"
-        if name in _ELEMENTWISE:
-            return f"apply `{op}` to the whole of `{tensor}` at once (it works element-wise) instead"
-        if not op[:1].isalpha() and not op.startswith("."):
-            return f"apply `{op}` to the whole of `{tensor}` at once (broadcasting) instead"
+    def _setop(self) -> str:
+        arrays = sorted(set(self.walk.whole.values())) or [self._tensor()]
+        rows = " and ".join(f"`{a}`" for a in arrays)
         return (
-            f"call `{op}` once on the whole of `{tensor}` (most TF/NumPy ops take a batch axis), "
-            "or use `tf.vectorized_map`/`tf.map_fn` when the body is more than one op"
+            f"matches the values of each row of {rows} with `{self.op.code}` one row at a time; "
+            "compare all rows at once by broadcasting (`(a[:, :, None] == b[:, None, :]).any(axis=-1)`, "
+            "then `.sum(axis=1)` to count) instead"
         )
 
+    def _lookup(self) -> str:
+        tensor = self._tensor()
+        return (
+            f"maps each element of `{tensor}` through the dict `{self.op.code}` one at a time; "
+            f"get integer codes for all elements at once with `np.unique({tensor}, "
+            "return_inverse=True)` (or index a lookup array with the whole array) instead"
+        )
 
-def _replace_element(expr, loop):
-    """``expr`` with the loop's element (``row`` / ``x[i]``) replaced by the whole tensor."""
-    whole = cst.parse_expression(loop.tensor)
-    hits = []
-    for node in value_nodes(expr):
-        if isinstance(node, cst.Name) and node.value in loop.element_names:
-            hits.append(node)
-        elif (
-            isinstance(node, cst.Subscript)
-            and loop.index is not None
-            and len(node.slice) == 1
-            and _bare_index(node.slice[0], loop.index)
-        ):
-            hits.append(node)
-    names = _names(expr)
-    if len(hits) != 1 or (loop.index is not None and isinstance(hits[0], cst.Name)):
-        return None
-    if loop.index in names and not isinstance(hits[0], cst.Subscript):
-        return None
-    new = expr.deep_replace(hits[0], whole)
-    if loop.index is not None and loop.index in _names(new):
-        return None
-    return new
-
-
-def _bare_index(element: cst.SubscriptElement, name: str) -> bool:
-    return isinstance(element.slice, cst.Index) and isinstance(element.slice.value, cst.Name) and element.slice.value.value == name
-
-
-def _names(node) -> set:
-    return {n.value for n in [node, *descendants(node)] if isinstance(n, cst.Name)}
-
-
-def _range_size(call: cst.Call):
-    """``n`` for ``range(n)`` / ``range(0, n)``; None with a step or another start."""
-    args = call.args
-    if any(a.keyword is not None or a.star for a in args):
-        return None
-    if len(args) == 1:
-        return args[0].value
-    if len(args) == 2 and isinstance(args[0].value, cst.Integer) and args[0].value.value == "0":
-        return args[1].value
-    return None
-
-
-def value_nodes(expr):
-    """``expr`` and the nodes below it, without the indices of subscripts
-    (``x[start:end]`` computes with ``x``'s values, not ``start``'s)."""
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, cst.Subscript):
-            stack.append(node.value)
+    def _gathered(self) -> str:
+        """``for i in idxs: f(x[i])``: gather the selection once, then one op on it."""
+        op_name = self._op_name()
+        subs = [
+            g
+            for g in self.facts.gathers
+            if any(n is g for n in value_nodes(self.sink.value or self.sink.test))
+        ]
+        sub = (subs or self.facts.gathers or [None])[0]
+        what = f"each `{self.ctx.code(sub)}`" if sub is not None else "each selected element"
+        if sub is None:
+            form = "the selected elements"
         else:
-            stack.extend(reversed(children(node)))
+            self.op = Op("gather", "", sub)
+            form = "`" + self._gather_form().split("`")[1] + "`"
+        return (
+            f"applies {op_name} to {what} one at a time; gather {form} once "
+            "and apply it to the whole selection instead"
+        )
 
+    def _gather(self) -> str:
+        return (
+            f"gathers `{self.ctx.code(self.op.node)}` one element at a time; " + self._gather_form()
+        )
 
-def _reads(expr, names: set) -> set:
-    if not names:
-        return set()
-    found = set()
-    for node in value_nodes(expr):
-        if isinstance(node, cst.Name) and node.value in names:
-            found.add(node.value)
-    return found
+    def _gather_form(self) -> str:
+        node = self.op.node
+        parts = []
+        for element in node.slice:
+            sl = element.slice
+            name = index_name(element)
+            if name is not None and name.value in self.walk.whole:
+                parts.append(self.walk.whole[name.value])  # x[idx] for idx in idxs
+            elif name is not None and name.value in self.facts.index:
+                parts.append(f"np.arange(len({self._tensor()}))")
+            else:
+                whole = self._whole(sl.value) if isinstance(sl, cst.Index) else None
+                parts.append(whole or ":")
+        form = f"{self.ctx.code(node.value)}[{', '.join(parts)}]"
+        tf_form = ""
+        if len(parts) == 1:
+            tf_form = f", or `tf.gather({self.ctx.code(node.value)}, {parts[0]})`"
+        return f"gather all at once with fancy indexing (`{form}`{tf_form}) instead"
+
+    def _helper(self) -> str:
+        op = self.op
+        what = self._what()
+        tensor = self._tensor()
+        if op.helper == "elementwise":
+            call = self._whole(op.node)
+            form = f"`{call}`" if call else f"`{op.code}` on the whole of `{tensor}`"
+            return (
+                f"calls `{op.code}` on {what} one at a time; `{op.code}` is built from "
+                f"element-wise ops, so call {form} once instead"
+            )
+        return (
+            f"calls `{op.code}` on {what} one at a time; rewrite `{op.code}` to take all rows of "
+            f"`{tensor}` at once (broadcasting) and call it once instead"
+        )
+
+    def _mask(self) -> str:
+        if self.facts.random and self._seed() is None:
+            return (
+                "draws random numbers and stores them one element at a time; draw them for all "
+                "iterations in one call (`size=`) and select with a boolean mask instead"
+            )
+        test = self.sink.test
+        cond = self._whole(test)
+        seed = self._seed()
+        tested = f"each `{self.ctx.code(seed)}`" if seed is not None else "each element"
+        verb = {"append": "collects", "reduce": "accumulates"}.get(self.sink.kind, "stores")
+        pair = self._where_pair()
+        if cond and pair:
+            form = f"np.where({cond}, {pair[0]}, {pair[1]})"
+        elif cond:
+            value = self._whole(self.sink.value)
+            if self.sink.kind == "append" and value:
+                form = f"a boolean mask (`{_paren_code(value)}[{cond}]`)"
+            else:
+                form = f"a boolean mask (`{cond}`)"
+            return f"tests {tested} and {verb} a value one at a time; use {form} on whole arrays instead"
+        else:
+            form = "np.where(condition, a, b)"
+        return (
+            f"tests {tested} and {verb} a value one at a time; use a boolean mask or "
+            f"`{form}` on whole arrays instead"
+        )
+
+    def _where_pair(self):
+        """The two values an ``if``/``else`` stores into the same target, over whole arrays."""
+        facts = self.facts
+        target = self.sink.target
+        if target is None:
+            return None
+        key = self.ctx.code(target)
+        values = [
+            s.value
+            for s in facts.sinks
+            if s.target is not None and self.ctx.code(s.target) == key and s.test is self.sink.test
+        ]
+        if len(values) != 2:
+            return None
+        wholes = [self._whole(v) for v in values]
+        return tuple(wholes) if all(wholes) else None
+
+    def _count(self) -> str:
+        cond = self._whole(self.sink.test)
+        form = f"`np.sum({cond})`" if cond else "`np.sum(condition)` on whole arrays"
+        return f"counts matching elements one at a time; count them at once with {form} instead"
+
+    def _scatter(self) -> str:
+        target = self.sink.target
+        whole_target = self._whole_index(target)
+        value = self._whole(self.sink.value) if self.sink.value is not None else None
+        form = f" (`{whole_target} = {value}`)" if whole_target and value else ""
+        return (
+            f"writes `{self.ctx.code(target)}` one element at a time; assign all at once with "
+            f"fancy indexing{form} instead"
+        )
+
+    def _scatter_add(self) -> str:
+        target = self.sink.target
+        base = self.ctx.code(target.value)
+        index = [
+            self._whole(e.slice.value) if isinstance(e.slice, cst.Index) else None
+            for e in target.slice
+        ]
+        value = self._whole(self.sink.value)
+        if len(index) == 1 and index[0] and value:
+            form = f"`np.add.at({base}, {index[0]}, {value})`"
+        else:
+            form = "`np.add.at` (or `np.bincount` with weights)"
+        return (
+            f"adds into `{self.ctx.code(target)}` one element at a time; use {form} instead "
+            "(repeated indices add up, unlike `+=` with fancy indexing)"
+        )
+
+    def _whole_index(self, target: cst.Subscript) -> Optional[str]:
+        """``onehot[val, idx]`` -> ``onehot[y, np.arange(len(y))]``."""
+        parts = []
+        for element in target.slice:
+            sl = element.slice
+            if not isinstance(sl, cst.Index):
+                return None
+            if isinstance(sl.value, cst.Name) and sl.value.value in self.facts.index:
+                parts.append(f"np.arange(len({self._tensor()}))")
+                continue
+            whole = self._whole(sl.value)
+            if whole is None:
+                return None
+            parts.append(whole)
+        base = target.value
+        if isinstance(base, cst.Name) and base.value in self.walk.whole:
+            parts.insert(0, f"np.arange(len({self.walk.whole[base.value]}))")
+            return f"{self.walk.whole[base.value]}[{', '.join(parts)}]"
+        return f"{self.ctx.code(base)}[{', '.join(parts)}]"

@@ -4,31 +4,49 @@ from __future__ import annotations
 
 from typing import Optional
 
-import libcst as cst
+from tflint_perf.analysis.steps import import_insertion_line, name_is_free, tensorflow_alias
+from tflint_perf.analysis.testcode import is_test_file
+from tflint_perf.analysis.windows import Convolution, find_convolution
+from tflint_perf.engine import cst
+from tflint_perf.engine.rule import UNSAFE, Fix, Rule
+from tflint_perf.engine.verification import Input, InputKind, Verification
+from tflint_perf.engine.walk import descendants
 
-from tflint_perf.rule import UNSAFE, Fix, Rule
-from tflint_perf.steps import import_insertion_line, name_is_free, tensorflow_alias
-from tflint_perf.tensors import Convolution, find_convolution
-from tflint_perf.testcode import is_test_file
-from tflint_perf.walk import descendants
+# How a kernel parameter is usually named (for --verify's input synthesis).
+KERNEL_NAMES = r"(?i)(k|w|kern|kernel|kernels|filter|filters|weights?|mask|window)(_\w+)?"
 
 
 class HandwrittenConvolution(Rule):
-    """Nested Python loops compute a 2-D convolution by sliding a window over an image.
+    """Nested Python loops slide a window over an array: a hand-written convolution or pooling.
 
     ## What it does
-    Flags a loop nest over two spatial indices that multiplies a kernel
-    against a window of an image and accumulates the sum: either
-    `np.sum(img[i:i+k, j:j+k] * w)` / `tf.reduce_sum(patch * w)` per output
-    position, or two more loops over the kernel offsets accumulating
-    `x[i+a, j+b] * w[a, b]`. It reports once, at the outer loop, and says
-    which padding the loop implements (`VALID` when the window stays inside
-    the image, `SAME` when the image was padded with `np.pad`/`tf.pad`
-    first).
+    Flags a nest of `for ... in range(...)` loops whose body takes window
+    slices that move with the loop variables (`x[i:i+k]`,
+    `a[n, h*s:h*s+f, w*s:w*s+f, :]`, also through names such as
+    `top = h * stride`) and
+    - multiplies a window with a kernel and sums it (`np.sum(win * w)`,
+      `(win * w).sum()`, `np.sum(np.multiply(win, w))`, a 1-D window
+      `np.dot(win, w)`, or a helper of the module doing that, such as
+      `conv_single_step(a_slice, W, b)`): a convolution/correlation, 1-D or
+      2-D, batched, multi-channel (depthwise when the kernel is indexed by
+      the image's channel), strided, padded;
+    - takes `np.max`/`np.mean` of each 2-D window: max/average pooling;
+    - accumulates into windows (`d_in[n, h*s:h*s+f, ...] += ...`) or
+      accumulates `dW += window * grad`: the backward pass of a
+      convolution or pooling;
+    - or loops over kernel offsets accumulating `x[i + a, j + b] * w[a, b]`.
 
-    It stays silent on a single loop over kernel offsets that is already
-    vectorised over the image, and on image loops that do not
-    multiply-accumulate.
+    It reports once, at the outermost loop of the nest (a batch or
+    channel loop included; an enclosing loop whose variable the nest does
+    not use is not), names the TensorFlow op and its layout, the stride,
+    and the padding (`SAME` when the windowed array was padded with
+    `np.pad`/`tf.pad` or a helper calling one, else `VALID`).
+
+    It stays silent on loops over kernel offsets that are already
+    vectorised over the image (`out += image[a:a+h, b:b+w] * k[a, b]`), on
+    1-D moving averages and chunked statistics, on windows copied or
+    tiled without a multiply-accumulate, and on segments with
+    data-dependent bounds (`x[starts[i]:ends[i]]`).
 
     ## Why is this bad?
     Every output pixel costs a Python iteration and a few small ops. A
@@ -64,7 +82,10 @@ class HandwrittenConvolution(Rule):
     ```
     `tf.nn.conv2d` computes a correlation (the kernel is not flipped), like
     the loop. For batches and channels use NHWC images and HWIO kernels, or
-    `keras.layers.Conv2D`.
+    `keras.layers.Conv2D`; `tf.nn.conv1d`, `tf.nn.depthwise_conv2d`,
+    `tf.nn.max_pool2d` and `tf.nn.avg_pool2d` cover the other shapes, and
+    `tf.GradientTape` differentiates them instead of a hand-written
+    backward pass.
 
     ## Fix safety
     When the loop nest is the whole work of a function computing a 2-D
@@ -72,7 +93,8 @@ class HandwrittenConvolution(Rule):
     = np.sum(image[i:i+kh, j:j+kw] * kernel)` over exactly the output
     shape, `out` zero-initialised and returned), an unsafe fix replaces the
     initialisation and the loops with one `tf.nn.conv2d` call (reshaping in
-    and out, `.numpy()` at the end). It is unsafe because the result is
+    and out, `.numpy()` at the end). Batched, multi-channel, strided,
+    padded, pooling and backward nests get no fix. It is unsafe because the result is
     computed in float32 (the loop used the accumulator's dtype, often
     float64), the function now needs eager TensorFlow, and `import
     tensorflow as tf` is added when missing. Otherwise no fix.
@@ -80,17 +102,18 @@ class HandwrittenConvolution(Rule):
 
     code = "TFP102"
     name = "handwritten-convolution"
-    message = (
-        "Nested loops over `{i}` and `{j}` compute a 2-D convolution of `{image}` with `{kernel}` "
-        "({padding} padding{stride}); use `tf.nn.conv2d`/`tf.nn.convolution` (NHWC input, HWIO kernel, "
-        'padding="{padding}"{strides_arg}) or `keras.layers.Conv2D`'
-    )
-    triggers = ("sum(", "+=")  # a window sum, or an accumulating offset loop
+    message = "{loops} compute {what}; use {use}"
+    triggers = ("sum(", "dot(", "+=", "max(", "mean(")  # window sums, pooling, gradients
     fixable = True
-    # For --verify: the flagged code's inputs. "image" is a 2-D array
-    # (height, width; a trailing channel axis is allowed), "kernel" a 2-D
-    # array (kernel height, kernel width).
-    verify_roles = {"image": "2-D", "kernel": "2-D"}
+    fix_summary = "unsafe"  # the README's Fix column
+    # For --verify: the flagged function's inputs, when nothing calls it: a small
+    # 2-D kernel (the parameter named like one) and a 2-D image (the one sliced).
+    verification = Verification(
+        inputs=(
+            Input("kernel", InputKind.KERNEL, names=KERNEL_NAMES),
+            Input("image", InputKind.IMAGE),
+        )
+    )
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -104,31 +127,32 @@ class HandwrittenConvolution(Rule):
         if is_test_file(self.ctx.path):
             return
         for node in self.candidates:
-            if any(a in reported for a in self.ctx.ancestors_of(node)):
+            if node in reported or any(a in reported for a in self.ctx.ancestors_of(node)):
                 continue
             conv = find_convolution(self.ctx, node)
             if conv is None:
                 continue
-            reported.add(node)
-            stride = "" if conv.stride == "1" else f", stride `{conv.stride}`"
-            if conv.padding == "SAME":
-                stride += f"; `{conv.image}` is the padded image: pass the image before padding"
+            reported.add(conv.outer)
             self.report(
-                node,
-                i=node.target.value,
-                j=conv.inner.target.value,
-                image=conv.image,
-                kernel=conv.kernel,
-                padding=conv.padding,
-                stride=stride,
-                strides_arg="" if conv.stride == "1" else f", strides={conv.stride}",
+                conv.outer,
+                loops=_loops(conv),
+                what=_what(conv),
+                use=_use(conv),
                 fix=self._fix(conv),
             )
 
     # -- the fix -----------------------------------------------------------
     def _fix(self, conv: Convolution) -> Optional[Fix]:
         ctx = self.ctx
-        if conv.kind != "window-sum" or conv.stride != "1" or conv.padding != "VALID":
+        if (
+            conv.op != "conv"
+            or conv.kind != "window-sum"
+            or conv.stride != "1"
+            or conv.padding != "VALID"
+            or conv.depthwise
+            or len(conv.loops) != 2
+            or len(conv.spatial) != 2
+        ):
             return None
         func = ctx.parent(ctx.parent(conv.outer))
         if not isinstance(func, cst.FunctionDef) or ctx.parent(conv.outer) is not func.body:
@@ -137,7 +161,11 @@ class HandwrittenConvolution(Rule):
         if conv.image not in params or conv.kernel not in params:
             return None
         # out[i, j] = np.sum(image[i:i + kh, j:j + kw] * kernel), alone in both loops.
-        if len(conv.outer.body.body) != 1 or len(conv.inner.body.body) != 1 or conv.inner.body.body[0] is not conv.statement:
+        if (
+            len(conv.outer.body.body) != 1
+            or len(conv.inner.body.body) != 1
+            or conv.inner.body.body[0] is not conv.statement
+        ):
             return None
         stmt = conv.statement.body
         if len(stmt) != 1 or not isinstance(stmt[0], cst.Assign) or len(stmt[0].targets) != 1:
@@ -169,15 +197,25 @@ class HandwrittenConvolution(Rule):
             return None
         init = None
         for line in body[:index]:
-            if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1 or not isinstance(line.body[0], cst.Assign):
+            if (
+                not isinstance(line, cst.SimpleStatementLine)
+                or len(line.body) != 1
+                or not isinstance(line.body[0], cst.Assign)
+            ):
                 return None
             assign = line.body[0]
             names = [t.target.value for t in assign.targets if isinstance(t.target, cst.Name)]
             if out in names:
                 init = line
-            elif any(isinstance(n, cst.Call) for n in descendants(assign.value)) or isinstance(assign.value, cst.Call):
+            elif any(isinstance(n, cst.Call) for n in descendants(assign.value)) or isinstance(
+                assign.value, cst.Call
+            ):
                 return None
-        if init is None or body[index - 1] is not init or not _is_zero_init(ctx, init.body[0], conv.outer, conv.inner):
+        if (
+            init is None
+            or body[index - 1] is not init
+            or not _is_zero_init(ctx, init.body[0], conv.outer, conv.inner)
+        ):
             return None
         tf = tensorflow_alias(ctx)
         edits = []
@@ -204,8 +242,104 @@ class HandwrittenConvolution(Rule):
         edits.append(ctx.insert_lines(start, code))
         # One edit: delete + insert at the same place.
         delete, insert = edits[-2], edits[-1]
-        edits[-2:] = [type(delete)(delete.line, delete.column, delete.end_line, delete.end_column, insert.content)]
+        edits[-2:] = [
+            type(delete)(
+                delete.line, delete.column, delete.end_line, delete.end_column, insert.content
+            )
+        ]
         return Fix(tuple(edits), UNSAFE, "Replace the loops with tf.nn.conv2d (VALID, stride 1)")
+
+
+def _loops(conv: Convolution) -> str:
+    names = [loop.target.value for loop in conv.loops]
+    if len(names) == 1:
+        return f"Loop over `{names[0]}` and its window slices"
+    return f"Nested loops over {_listing(names)}"
+
+
+def _listing(names: list) -> str:
+    quoted = [f"`{n}`" for n in names]
+    if len(quoted) == 1:
+        return quoted[0]
+    return ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+_LAYOUTS = {1: ("NWC", "WIO", "1D"), 2: ("NHWC", "HWIO", "2D"), 3: ("NDHWC", "DHWIO", "3D")}
+
+
+def _what(conv: Convolution) -> str:
+    """What the nest computes, with the arrays and the window."""
+    dims = max(len(conv.spatial), 1)
+    window = f"window along {_listing(conv.spatial)}" if conv.spatial else ""
+    details = [window] if conv.op not in ("conv",) or len(conv.loops) > 2 else []
+    details.append(f"{conv.padding} padding")
+    if conv.stride != "1":
+        details.append(f"stride `{conv.stride}`")
+    if conv.padding == "SAME":
+        details[-1] += f"; `{conv.image}` is the padded input: pass it before padding"
+    detail = ", ".join(d for d in details if d)
+    kind = {
+        "conv": f"a {dims}-D {'depthwise ' if conv.depthwise else ''}convolution of `{conv.image}` with `{conv.kernel}`",
+        "max-pool": (
+            f"a moving maximum (1-D max pooling) of `{conv.image}`"
+            if dims == 1
+            else f"{dims}-D max pooling of `{conv.image}`"
+        ),
+        "avg-pool": (
+            f"a moving average (1-D average pooling) of `{conv.image}`"
+            if dims == 1
+            else f"{dims}-D average pooling of `{conv.image}`"
+        ),
+        "pool": f"{dims}-D max/average pooling of `{conv.image}`",
+        "conv-backward": f"the gradient of a {dims}-D convolution over `{conv.image}`",
+        "pool-backward": f"a {dims}-D pooling or convolution gradient into `{conv.image}`",
+    }[conv.op]
+    return f"{kind} ({detail})"
+
+
+def _use(conv: Convolution) -> str:
+    """The TensorFlow op (and layout) that does the whole nest in one call."""
+    dims = max(len(conv.spatial), 1)
+    data, kernel, suffix = _LAYOUTS.get(dims, _LAYOUTS[2])
+    padding = f'padding="{conv.padding}"'
+    strides = "" if conv.stride == "1" else f", strides={conv.stride}"
+    ksize = f"ksize={conv.size}, " if conv.size else ""
+    if conv.op == "conv" and conv.depthwise and dims == 2:
+        return (
+            f"`tf.nn.depthwise_conv2d` ({data} input, kernel [kh, kw, channels, 1], "
+            f"{padding}{strides}) or `keras.layers.DepthwiseConv2D`"
+        )
+    if conv.op == "conv" and dims == 1:
+        stride = "" if conv.stride == "1" else f", stride={conv.stride}"
+        return f"`tf.nn.conv1d` ({data} input, {kernel} kernel, {padding}{stride}) or `keras.layers.Conv1D`"
+    if conv.op == "conv":
+        return (
+            f"`tf.nn.conv{dims}d`/`tf.nn.convolution` ({data} input, {kernel} kernel, "
+            f"{padding}{strides}) or `keras.layers.Conv{suffix}`"
+        )
+    if conv.op == "avg-pool" and dims == 1:
+        return (
+            f"`tf.nn.avg_pool1d` ({data} input, ksize={conv.size}, strides=1, {padding}) or "
+            f'`np.convolve({conv.image}, np.ones({conv.size}) / {conv.size}, mode="valid")`'
+        )
+    if conv.op in ("max-pool", "avg-pool", "pool"):
+        names = {
+            "max-pool": [("max", "MaxPooling")],
+            "avg-pool": [("avg", "AveragePooling")],
+            "pool": [("max", "MaxPooling"), ("avg", "AveragePooling")],
+        }[conv.op]
+        ops = "/".join(f"`tf.nn.{n}_pool{dims}d`" for n, _ in names)
+        layers = "/".join(f"`keras.layers.{layer}{suffix}`" for _, layer in names)
+        return f"{ops} ({data} input, {ksize}{padding}{strides}) or {layers}"
+    forward = (
+        "`tf.nn.conv{0}d`"
+        if conv.op == "conv-backward"
+        else "`tf.nn.max_pool{0}d`/`tf.nn.avg_pool{0}d`"
+    )
+    return (
+        f"{forward.format(dims)} ({data} input) in the forward pass and let "
+        "`tf.GradientTape` compute this gradient"
+    )
 
 
 class _Dims:
@@ -276,7 +410,9 @@ def _window_of(value):
     if not isinstance(value, cst.Call) or len(value.args) != 1:
         return None
     product = value.args[0].value
-    if not isinstance(product, cst.BinaryOperation) or not isinstance(product.operator, cst.Multiply):
+    if not isinstance(product, cst.BinaryOperation) or not isinstance(
+        product.operator, cst.Multiply
+    ):
         return None
     window = product.left
     if not isinstance(window, cst.Subscript) or len(window.slice) != 2:
@@ -307,7 +443,11 @@ def _is_zero_init(ctx, assign: cst.Assign, outer, inner) -> bool:
 
 
 def _returned_name(stmt) -> Optional[str]:
-    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Return):
+    if (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Return)
+    ):
         value = stmt.body[0].value
         if isinstance(value, cst.Name):
             return value.value

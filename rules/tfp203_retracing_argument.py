@@ -4,22 +4,25 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
-import libcst as cst
-
-from tflint_perf.functions import TfFunctions
-from tflint_perf.loops import enumerate_call, enclosing_loops, range_call
-from tflint_perf.rule import SAFE, UNSAFE, Fix, Rule
-from tflint_perf.steps import tensorflow_alias
-from tflint_perf.walk import descendants
+from tflint_perf.analysis.functions import TfFunctions
+from tflint_perf.analysis.loops import enclosing_loops, enumerate_call, range_call
+from tflint_perf.analysis.steps import tensorflow_alias
+from tflint_perf.engine import cst
+from tflint_perf.engine.nodes import node_types
+from tflint_perf.engine.rule import SAFE, UNSAFE, Fix, Rule
+from tflint_perf.engine.verification import Timing, Verification
+from tflint_perf.engine.walk import descendants
 
 INT, FLOAT = "int", "float"
 # range(...) with literal bounds spanning at most this many values, or
 # enumerate over a literal list this short: a few traces, often on purpose.
 FEW_VALUES = 8
 _INT_BUILTINS = frozenset({"int", "round", "len"})
-_FLOAT_MATH = frozenset({"sqrt", "exp", "log", "log2", "log10", "pow", "cos", "sin", "tan", "tanh", "atan", "fabs"})
+_FLOAT_MATH = frozenset(
+    {"sqrt", "exp", "log", "log2", "log10", "pow", "cos", "sin", "tan", "tanh", "atan", "fabs"}
+)
 _INT_MATH = frozenset({"floor", "ceil"})
-_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power, cst.Modulo)
+_ARITHMETIC = node_types("Add", "Subtract", "Multiply", "Divide", "FloorDivide", "Power", "Modulo")
 # Methods that run under tracing anyway (Keras layers and models).
 _TRACED_METHODS = frozenset({"call", "build", "train_step", "test_step", "predict_step"})
 
@@ -38,7 +41,8 @@ class RetracingArgument(Rule):
     variable of a `tf.range` loop, dataset elements), for functions with an
     `input_signature` (arguments are converted to tensors), for Python
     values that do not change in the loop, for values with only a few
-    possible results (`step % 2`, comparisons, `range(4)`), and for calls
+    possible results (`step % 2`, comparisons, `range(4)`, `range(EPOCHS)`
+    with `EPOCHS = 4`), and for calls
     made while tracing (inside another `tf.function` or a Keras `call`).
     `reduce_retracing=True` does not help with changing Python scalars, so
     it does not silence the rule.
@@ -96,13 +100,19 @@ class RetracingArgument(Rule):
         "pass a tensor instead"
     )
     triggers = (".function", "import function")
+
+    @classmethod
+    def screen(cls, facts) -> bool:
+        # The changing argument is a loop's: no loop, nothing to retrace.
+        return facts.has_loop()
     fixable = True
-    # How --verify can exercise a finding (data only): run the enclosing
-    # loop before and after the fix and count traces / time it; the fixed
-    # program must trace once and produce the same output.
-    verify_roles = {"kind": "speedup", "measure": "enclosing-loop", "signal": "trace-count", "same_output": True}
+    fix_summary = "safe / unsafe"  # the README's Fix column
+    # For --verify: the cost is tracing, so every timed run starts from fresh
+    # definitions (a warm tf.function cache would hide it).
+    verification = Verification(timing=Timing.COLD)
 
     def finish(self) -> None:
+        self._ints: Optional[Dict[str, int]] = None
         functions = self.ctx.shared(TfFunctions)
         if not functions.by_name:
             return
@@ -134,14 +144,31 @@ class RetracingArgument(Rule):
                     fix=self._fix(arg.value, kind, info.definition, param),
                 )
 
+    def _module_ints(self) -> Dict[str, int]:
+        """Names bound once in the file, to an integer literal (``EPOCHS = 5``)."""
+        if self._ints is None:
+            counts: Dict[str, int] = {}
+            values: Dict[str, int] = {}
+            for node in self.ctx.nodes(cst.Assign):
+                for target in node.targets:
+                    if isinstance(target.target, cst.Name):
+                        name = target.target.value
+                        counts[name] = counts.get(name, 0) + 1
+                        if isinstance(node.value, cst.Integer):
+                            values[name] = int(node.value.evaluated_value)
+            self._ints = {k: v for k, v in values.items() if counts[k] == 1}
+        return self._ints
+
     # -- what changes per iteration ------------------------------------------
-    def _changing_names(self, loops: List[cst.CSTNode], constants: dict) -> Dict[str, Tuple[str, str]]:
+    def _changing_names(
+        self, loops: List[cst.CSTNode], constants: dict
+    ) -> Dict[str, Tuple[str, str]]:
         """Name -> (kind, loop variable) for Python numbers new each iteration."""
         changing: Dict[str, Tuple[str, str]] = {}
         for loop in loops:
             if not isinstance(loop, cst.For):
                 continue
-            var = _counter_variable(loop)
+            var = _counter_variable(loop, self._module_ints())
             if var is not None and not _rebound_in(loop.body, var):
                 changing[var] = (INT, f"loop variable `{var}`")
         if not changing:
@@ -181,7 +208,11 @@ class RetracingArgument(Rule):
                 break
         for scope in scopes:
             for sub in descendants(scope, skip_scopes=True):
-                name = _single_name_target(sub) if isinstance(sub, (cst.Assign, cst.AugAssign, cst.AnnAssign)) else None
+                name = (
+                    _single_name_target(sub)
+                    if isinstance(sub, (cst.Assign, cst.AugAssign, cst.AnnAssign))
+                    else None
+                )
                 if name is None:
                     continue
                 value = getattr(sub, "value", None)
@@ -208,7 +239,11 @@ class RetracingArgument(Rule):
         alias = tensorflow_alias(self.ctx)
         if alias is None:
             return None
-        safe = definition is not None and param is not None and _only_cast(self.ctx, definition, param, kind)
+        safe = (
+            definition is not None
+            and param is not None
+            and _only_cast(self.ctx, definition, param, kind)
+        )
         return Fix(
             (self.ctx.replace(expr, f"{alias}.constant({self.ctx.code(expr)})"),),
             SAFE if safe else UNSAFE,
@@ -221,11 +256,11 @@ def _short(text: str) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _counter_variable(loop: cst.For) -> Optional[str]:
+def _counter_variable(loop: cst.For, ints: Dict[str, int]) -> Optional[str]:
     """The loop variable of ``for i in range(...)`` / index of ``enumerate``."""
     rng = range_call(loop.iter)
     if rng is not None:
-        if not isinstance(loop.target, cst.Name) or _few_range_values(rng):
+        if not isinstance(loop.target, cst.Name) or _few_range_values(rng, ints):
             return None
         return loop.target.value
     enum = enumerate_call(loop.iter)
@@ -238,12 +273,17 @@ def _counter_variable(loop: cst.For) -> Optional[str]:
     return None
 
 
-def _few_range_values(call: cst.Call) -> bool:
+def _few_range_values(call: cst.Call, ints: Dict[str, int]) -> bool:
+    """``range(4)``, or ``range(EPOCHS)`` with ``EPOCHS = 4``: at most FEW_VALUES values."""
     values = []
     for arg in call.args:
-        if not isinstance(arg.value, cst.Integer):
+        value = arg.value
+        if isinstance(value, cst.Integer):
+            values.append(int(value.evaluated_value))
+        elif isinstance(value, cst.Name) and value.value in ints:
+            values.append(ints[value.value])
+        else:
             return False
-        values.append(int(arg.value.evaluated_value))
     if len(values) == 1:
         return values[0] <= FEW_VALUES
     if len(values) >= 2:
@@ -258,7 +298,10 @@ def _rebound_in(body: cst.CSTNode, name: str) -> bool:
             targets = sub.targets if isinstance(sub, cst.Assign) else [sub]
             for target in targets:
                 tnode = target.target
-                if any(isinstance(n, cst.Name) and n.value == name for n in [tnode, *descendants(tnode)]):
+                if any(
+                    isinstance(n, cst.Name) and n.value == name
+                    for n in [tnode, *descendants(tnode)]
+                ):
                     return True
     return False
 
@@ -332,7 +375,7 @@ def _kind_of(expr, changing, constants, ctx):
             return None, None
         qual = ctx.qualname(func) or ""
         if qual.startswith("math."):
-            short = qual[len("math."):]
+            short = qual[len("math.") :]
             if short in _FLOAT_MATH:
                 return FLOAT, var
             if short in _INT_MATH:
@@ -366,7 +409,10 @@ def _only_cast(ctx, definition: cst.FunctionDef, param: str, kind: str) -> bool:
         if call.args[0] is not arg or arg.keyword is not None:
             return False
         if kind == FLOAT:
-            dtype = next((a.value for a in call.args[1:] if a.keyword is None or a.keyword.value == "dtype"), None)
+            dtype = next(
+                (a.value for a in call.args[1:] if a.keyword is None or a.keyword.value == "dtype"),
+                None,
+            )
             if dtype is None or ctx.qualname(dtype) != "tensorflow.float32":
                 return False
     return True

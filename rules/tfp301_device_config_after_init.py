@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import libcst as cst
-
-from tflint_perf.execution import PHYSICAL_DEVICE_LISTING, FlowChecker, InitModel, hoist_fix
-from tflint_perf.names import dotted
-from tflint_perf.rule import Rule
-from tflint_perf.walk import descendants
+from tflint_perf.analysis.execution import FlowChecker, hoist_fix
+from tflint_perf.analysis.runtime_init import PHYSICAL_DEVICE_LISTING, InitModel
+from tflint_perf.engine import cst
+from tflint_perf.engine.names import dotted
+from tflint_perf.engine.rule import Rule
+from tflint_perf.engine.verification import Observe, Purpose, Verification
+from tflint_perf.engine.walk import descendants
 
 CONFIG_CALLS = frozenset(
     {
@@ -40,12 +41,21 @@ class DeviceConfigAfterInit(Rule):
     Flags calls that configure devices (`set_memory_growth`,
     `set_visible_devices`, logical/virtual device configuration, intra/inter
     op thread pools) made after something in the same flow of execution has
-    already initialised the TensorFlow runtime: creating a tensor or
-    variable, listing logical devices, building or running a Keras model.
+    already initialised the TensorFlow runtime: creating a tensor, variable
+    or dataset, listing logical devices, creating a distribution strategy
+    or a summary writer, building, compiling or running a Keras model. Each
+    of these is checked against TensorFlow 2.21 in the test suite; calls
+    measured not to start the runtime (listing physical devices,
+    `tf.test.is_gpu_available()`, `tf.test.gpu_device_name()`, creating
+    layers or an unbuilt model) do not count. In TF1 graph code (eager
+    execution disabled, `tf.placeholder`, `tf.Session`), creating tensors
+    and sessions only builds a graph: there only listing logical devices
+    and creating a distribution strategy count.
 
     Order follows execution: the module top to bottom, each function top to
     bottom, and a call to a function of the same module that configures
-    devices counts where it is called.
+    devices counts where it is called (the finding is on the configuring
+    call, and names the late call of its function).
 
     ## Why is this bad?
     Devices are fixed when the runtime starts. Afterwards these calls raise
@@ -85,8 +95,16 @@ class DeviceConfigAfterInit(Rule):
     code = "TFP301"
     name = "device-config-after-init"
     message = "{call} after the TensorFlow runtime was initialised by {init} on line {line}: TensorFlow raises RuntimeError ({error})"
-    triggers = ("set_memory_growth", "set_visible_devices", "device_configuration", "op_parallelism_threads")
+    triggers = (
+        "set_memory_growth",
+        "set_visible_devices",
+        "device_configuration",
+        "op_parallelism_threads",
+    )
     fixable = True
+    fix_summary = "safe, when provable"  # the README's Fix column
+    # For --verify: run the module and see the configuration call raise.
+    verification = Verification(purpose=Purpose.FAILURE, observe=Observe.CONFIG_CALL)
 
     def is_config_call(self, node: cst.CSTNode) -> bool:
         return isinstance(node, cst.Call) and self.ctx.call_name(node) in CONFIG_CALLS
@@ -95,24 +113,35 @@ class DeviceConfigAfterInit(Rule):
         """A statement that only lists physical devices (moved along with the config)."""
         calls = [n for n in descendants(stmt) if isinstance(n, cst.Call)]
         return bool(calls) and all(
-            self.ctx.call_name(c) in PHYSICAL_DEVICE_LISTING or self.ctx.call_name(c) is None and _is_builtin_call(c)
+            self.ctx.call_name(c) in PHYSICAL_DEVICE_LISTING
+            or self.ctx.call_name(c) is None
+            and _is_builtin_call(c)
             for c in calls
         )
 
     def finish(self) -> None:
         init_model = InitModel(self.ctx)
         checker = FlowChecker(self.ctx, init_model, self.is_config_call)
+        reported = set()
         for v in checker.violations():
             config = v.via_target if v.via is not None else v.target
+            if id(config) in reported:
+                continue  # a configuring function called late from several places
+            reported.add(id(config))
             attr = (dotted(config.func) or "").rsplit(".", 1)[-1]
             call = f"`{dotted(config.func)}()`"
             if v.via is not None:
-                call = f"`{v.via.name.value}()` configures devices ({call}, line {self.ctx.position(config).start.line})"
+                line = self.ctx.position(v.target).start.line
+                call += f" (in `{v.via.name.value}()`, called on line {line})"
             fix = hoist_fix(
-                self.ctx, v, init_model, self.is_helper, "Move the device configuration before the first initialising statement"
+                self.ctx,
+                v,
+                init_model,
+                self.is_helper,
+                "Move the device configuration before the first initialising statement",
             )
             self.report(
-                v.target,
+                config,
                 call=call,
                 init=v.init_reason,
                 line=self.ctx.position(v.init).start.line,

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 from typing import Optional
 
-import libcst as cst
-
-from tflint_perf.names import dotted
-from tflint_perf.rule import SAFE, Fix, Rule
-from tflint_perf.training_loops import TrainingLoops
-from tflint_perf.walk import descendants
+from tflint_perf.analysis.loops import SCOPE_TYPES, enclosing_loops, method_name
+from tflint_perf.analysis.training_loops import GRADIENT_TAPE, TrainingLoops
+from tflint_perf.engine import cst
+from tflint_perf.engine.names import dotted
+from tflint_perf.engine.rule import SAFE, Fix, Rule
+from tflint_perf.engine.verification import Verification
+from tflint_perf.engine.walk import children, descendants
 
 GC_COLLECT = "gc.collect"
 # A `gc.collect()` guarded by `if step % N == 0` with N at least this runs
 # rarely enough that its cost is noise.
 RARE_INTERVAL = 100
+# Keras calls that run a whole epoch (or more) per call.
+_EPOCH_METHODS = frozenset({"fit", "evaluate", "fit_generator", "evaluate_generator"})
 
 
 class GcCollectInLoop(Rule):
@@ -22,18 +25,21 @@ class GcCollectInLoop(Rule):
 
     ## What it does
     Flags `gc.collect()` (also through `import gc as g` or
-    `from gc import collect`) called inside a training or inference loop, a
-    loop that calls a step function (`train_step()`, a `tf.function`,
-    `strategy.run()`), `fit` / `train_on_batch` / `predict_on_batch`,
+    `from gc import collect`) that runs once per training or inference
+    step: in the body of a loop that itself runs a step (calls a step
+    function such as `train_step()`, a `tf.function`, `strategy.run()`,
+    `train_on_batch` / `predict_on_batch`, `predict`,
     `optimizer.apply_gradients`, calls a model, or opens a
-    `tf.GradientTape`, and inside a Keras callback's per-batch or per-epoch
-    hook (`on_train_batch_end`, `on_epoch_end`, ...).
+    `tf.GradientTape`), and in a Keras callback's per-batch hook
+    (`on_train_batch_end`, ...).
 
-    It stays silent after the loop, in a loop that starts a new trial each
-    iteration (calls `clear_session()` or builds a new model, as
-    hyper-parameter searches do), and under a guard such as
-    `if step % 1000 == 0` that runs the collection at most once every 100
-    steps.
+    It stays silent when the collection runs once per epoch (after an inner
+    loop over the batches, in a loop whose only step is `fit`/`evaluate`,
+    which run a whole epoch per call, in `on_epoch_end`), after the loop,
+    in a loop that starts a new trial each iteration (calls
+    `clear_session()` or builds a new model, as hyper-parameter searches
+    do), and under a guard such as `if step % 1000 == 0` that runs the
+    collection at most once every 100 steps.
 
     ## Why is this bad?
     A full collection walks every Python object the process holds; a
@@ -79,13 +85,14 @@ class GcCollectInLoop(Rule):
 
     code = "TFP302"
     name = "gc-collect-in-loop"
-    message = "`{call}()` {where}: a full collection costs 50-150 ms in a TensorFlow process; remove it"
+    message = (
+        "`{call}()` {where}: a full collection costs 50-150 ms in a TensorFlow process; remove it"
+    )
     triggers = ("gc.collect", "from gc ", "import gc")
     fixable = True
-    # How --verify can exercise a finding (data only): time the enclosing
-    # loop before and after the fix; the fixed program must be faster and
-    # produce the same output.
-    verify_roles = {"kind": "speedup", "measure": "enclosing-loop", "same_output": True}
+    fix_summary = "safe"  # the README's Fix column
+    # For --verify: the loop is timed with and without the collection.
+    verification = Verification()
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -107,7 +114,7 @@ class GcCollectInLoop(Rule):
             self.report(call, call=dotted(call.func), where=where, fix=self._fix(call))
 
     def _where(self, loops: TrainingLoops, call: cst.Call) -> Optional[str]:
-        found = loops.training_loop_around(call)
+        found = self._step_loop_around(loops, call)
         if found is not None:
             loop, why = found
             line = self.ctx.position(loop).start.line
@@ -117,10 +124,26 @@ class GcCollectInLoop(Rule):
             if isinstance(node, (cst.For, cst.While, cst.Lambda, cst.ClassDef)):
                 return None
             if isinstance(node, cst.FunctionDef):
-                kind = loops.callback_hook(node)
-                if kind is None:
-                    return None
-                return f"in the Keras callback's {kind} hook `{node.name.value}`"
+                if loops.callback_hook(node) != "per-batch":
+                    return None  # per epoch, or not a hook: not once per step
+                return f"in the Keras callback's per-batch hook `{node.name.value}`"
+        return None
+
+    def _step_loop_around(self, loops: TrainingLoops, call: cst.Call):
+        """(loop, evidence) for the loop whose every iteration runs a step and the call.
+
+        Enclosing loops, nearest first: a trial loop ends the search, and so
+        does an epoch loop (its steps run in an inner loop, or in ``fit``, so
+        the call runs once per epoch).
+        """
+        for loop in enclosing_loops(self.ctx, call):
+            if loops.is_trial_loop(loop):
+                return None
+            kind, why = _own_steps(self.ctx, loops, loop)
+            if kind == "step":
+                return loop, why
+            if kind == "epoch" or loops.evidence(loop) is not None:
+                return None  # steps in an inner loop or in fit(): once per epoch
         return None
 
     def _rarely_run(self, call: cst.Call) -> bool:
@@ -158,6 +181,41 @@ class GcCollectInLoop(Rule):
         return Fix((self.ctx.replace(expr, "pass"),), SAFE, message)
 
 
+def _own_steps(ctx, loops: TrainingLoops, loop: cst.CSTNode):
+    """("step", why) if the loop body itself (not an inner loop) runs a training
+    or inference step; ("epoch", why) if it only calls ``fit``/``evaluate``,
+    which run whole epochs; (None, None) otherwise."""
+    epoch = None
+    for node in _body_outside_inner_loops(loop):
+        if isinstance(node, cst.With):
+            for item in node.items:
+                if ctx.call_name(item.item) == GRADIENT_TAPE:
+                    return "step", "runs a `GradientTape`"
+        elif isinstance(node, cst.Call):
+            why = loops.step_call(node)
+            if why is None:
+                continue
+            if method_name(node) in _EPOCH_METHODS:
+                epoch = epoch or why
+            else:
+                return "step", why
+    return ("epoch", epoch) if epoch else (None, None)
+
+
+def _body_outside_inner_loops(loop: cst.CSTNode):
+    stack = [loop.body]
+    while stack:
+        node = stack.pop()
+        for child in children(node):
+            yield child
+            if not isinstance(child, (cst.For, cst.While, SCOPE_TYPES)):
+                stack.append(child)
+
+
 def _young_only(call: cst.Call) -> bool:
     """``gc.collect(0)`` / ``gc.collect(1)``: a cheap young-generation pass."""
-    return bool(call.args) and isinstance(call.args[0].value, cst.Integer) and call.args[0].value.value in ("0", "1")
+    return (
+        bool(call.args)
+        and isinstance(call.args[0].value, cst.Integer)
+        and call.args[0].value.value in ("0", "1")
+    )

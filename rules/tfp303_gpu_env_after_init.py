@@ -4,19 +4,22 @@ from __future__ import annotations
 
 from typing import Optional
 
-import libcst as cst
-
-from tflint_perf.execution import FlowChecker, InitModel, hoist_fix
-from tflint_perf.names import dotted
-from tflint_perf.rule import Rule
-from tflint_perf.walk import descendants
+from tflint_perf.analysis.execution import FlowChecker, hoist_fix
+from tflint_perf.analysis.runtime_init import InitModel
+from tflint_perf.engine import cst
+from tflint_perf.engine.names import dotted
+from tflint_perf.engine.rule import Rule
+from tflint_perf.engine.verification import Observe, Purpose, Verification
+from tflint_perf.engine.walk import descendants
 
 # Read by the CUDA driver when it starts (cuInit), which
 # tf.config.list_physical_devices('GPU') already does.
 DRIVER_VARIABLES = frozenset({"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"})
 # Read by TensorFlow when it creates its GPU devices (allocator, threads):
 # the runtime initialisation of TFP301, not the physical device listing.
-RUNTIME_VARIABLES = frozenset({"TF_FORCE_GPU_ALLOW_GROWTH", "TF_GPU_ALLOCATOR", "TF_GPU_THREAD_MODE"})
+RUNTIME_VARIABLES = frozenset(
+    {"TF_FORCE_GPU_ALLOW_GROWTH", "TF_GPU_ALLOCATOR", "TF_GPU_THREAD_MODE"}
+)
 GPU_VARIABLES = DRIVER_VARIABLES | RUNTIME_VARIABLES
 
 ENVIRON = "os.environ"
@@ -50,14 +53,16 @@ class GpuEnvAfterInit(Rule):
     `TF_FORCE_GPU_ALLOW_GROWTH`, `TF_GPU_ALLOCATOR` or `TF_GPU_THREAD_MODE`
     through `os.environ[...] = ...`, `os.environ.setdefault(...)`,
     `os.environ.update(...)` or `os.putenv(...)` after something in the same
-    flow of execution has already read it: creating a tensor or variable,
-    listing logical devices, building or running a Keras model (as in
-    TFP301), and, for the two `CUDA_*` variables that the CUDA driver reads
+    flow of execution has already read it: the calls that start the
+    runtime in TFP301 (creating a tensor or variable, listing logical
+    devices, building or running a Keras model ...), creating a TF1
+    `Session` (it creates the GPU devices), and, for the two `CUDA_*` variables that the CUDA driver reads
     when it starts, also `tf.config.list_physical_devices("GPU")`.
 
     Order follows execution as in TFP301: module top to bottom, each
     function top to bottom, a call to a function of the same module counts
-    where it is called. Setting the variables before `import tensorflow`,
+    where it is called (the finding is on the setting, and names the late
+    call). Setting the variables before `import tensorflow`,
     or after it but before the first initialising statement, is fine. A
     flow that also starts a child process (`subprocess`, `multiprocessing`,
     `os.system`) is left alone: there the variable is meant for the child.
@@ -105,10 +110,12 @@ class GpuEnvAfterInit(Rule):
     message = "{setting} after {init} on line {line} {started}: {reader} read `{var}` already, so this setting is silently ignored"
     triggers = tuple(sorted(GPU_VARIABLES))
     fixable = True
-    # How --verify can exercise a finding (data only): the setting has no
-    # effect, which shows as a failure on a GPU machine (the variable is
-    # ignored); on a CPU-only machine it cannot be observed.
-    verify_roles = {"kind": "failure", "needs": "gpu"}
+    fix_summary = "safe, when provable"  # the README's Fix column
+    # For --verify: the variable is ignored, which shows only on a GPU machine
+    # (TensorFlow sees more GPUs than the variable allows).
+    verification = Verification(
+        purpose=Purpose.FAILURE, observe=Observe.VISIBLE_GPUS, needs_gpu=True
+    )
 
     # -- targets -------------------------------------------------------------
     def variables_set(self, node: cst.CSTNode) -> frozenset:
@@ -154,15 +161,18 @@ class GpuEnvAfterInit(Rule):
     def finish(self) -> None:
         reported = set()
         for variables, listing in ((DRIVER_VARIABLES, True), (RUNTIME_VARIABLES, False)):
-            init_model = InitModel(self.ctx, physical_listing_initialises=listing)
+            init_model = InitModel(self.ctx, physical_listing_initialises=listing, sessions=True)
 
             def is_target(node, variables=variables):
-                return isinstance(node, (cst.Assign, cst.Call)) and bool(self.variables_set(node) & variables)
+                return isinstance(node, (cst.Assign, cst.Call)) and bool(
+                    self.variables_set(node) & variables
+                )
 
             for v in FlowChecker(self.ctx, init_model, is_target).violations():
-                if id(v.target) in reported or self._for_child_process(v.target):
+                setter = v.via_target if v.via is not None else v.target
+                if id(setter) in reported or self._for_child_process(v.target):
                     continue
-                reported.add(id(v.target))
+                reported.add(id(setter))
                 self._report(v, variables, init_model)
 
     def _report(self, v, variables, init_model) -> None:
@@ -170,14 +180,18 @@ class GpuEnvAfterInit(Rule):
         var = sorted(self.variables_set(setter) & variables)[0]
         setting = f"`{self._describe(setter)}`"
         if v.via is not None:
-            line = self.ctx.position(setter).start.line
-            setting = f"`{v.via.name.value}()` sets `{var}` (line {line})"
+            line = self.ctx.position(v.target).start.line
+            setting += f" (in `{v.via.name.value}()`, called on line {line})"
         driver = var in DRIVER_VARIABLES
         fix = hoist_fix(
-            self.ctx, v, init_model, self.is_helper, f"Move the `{var}` setting before the first initialising statement"
+            self.ctx,
+            v,
+            init_model,
+            self.is_helper,
+            f"Move the `{var}` setting before the first initialising statement",
         )
         self.report(
-            v.target,
+            setter,
             setting=setting,
             init=v.init_reason,
             line=self.ctx.position(v.init).start.line,

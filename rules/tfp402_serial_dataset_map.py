@@ -4,38 +4,13 @@ from __future__ import annotations
 
 from typing import ClassVar, Optional
 
-import libcst as cst
-
-from tflint_perf.datasets import SOURCES, DatasetFlow, autotune_expr
-from tflint_perf.testcode import in_test_code
-from tflint_perf.rule import SAFE, UNSAFE, Edit, Fix, Rule
-from tflint_perf.walk import descendants
-
-# Per-element work worth running in parallel (canonical qualified-name prefixes).
-WORK_PREFIXES = (
-    "tensorflow.io.decode_",
-    "tensorflow.io.parse_",
-    "tensorflow.io.read_file",
-    "tensorflow.io.gfile.",
-    "tensorflow.image.",
-    "tensorflow.audio.",
-    "tensorflow.signal.",
-    "tensorflow.strings.",
-    "tensorflow.py_function",
-    "tensorflow.numpy_function",
-    "tensorflow.py_func",
-    "tensorflow.read_file",
-    "tensorflow.decode_",
-    "tensorflow.parse_",
-    "tensorflow_text.",
-)
-# Image ops that are a cast in disguise.
-CHEAP = frozenset({"tensorflow.image.convert_image_dtype"})
-PYTHON_CALLS = frozenset({"tensorflow.py_function", "tensorflow.numpy_function", "tensorflow.py_func"})
-RANDOM_PREFIXES = ("tensorflow.random.", "tensorflow.random_", "tensorflow.image.random_")
-STATEFUL_CALLS = frozenset({"tensorflow.nn.dropout", "tensorflow.multinomial"})
-_STATEFUL_METHODS = frozenset({"assign", "assign_add", "assign_sub"})
-_MAX_DEPTH = 4
+from tflint_perf.analysis.dataset_api import autotune_expr
+from tflint_perf.analysis.dataset_use import DatasetUse
+from tflint_perf.analysis.datasets import DatasetFlow, is_tiny, parallel_step
+from tflint_perf.analysis.testcode import in_test_code
+from tflint_perf.engine import cst
+from tflint_perf.engine.rule import SAFE, UNSAFE, Edit, Fix, Rule
+from tflint_perf.engine.verification import Verification
 
 
 class SerialDatasetMap(Rule):
@@ -45,15 +20,31 @@ class SerialDatasetMap(Rule):
     Flags `map(...)` and `interleave(...)` on a `tf.data` pipeline (followed
     as for TFP401) without `num_parallel_calls`, when the mapped function
     does real per-element work: decoding or parsing records, reading files,
-    image resizing and augmentation, string processing, `tf.py_function` /
-    `tf.numpy_function`, or (for `interleave`) opening record files. The
-    function is read when it is a lambda, a function or method of the same
-    module (and the functions of the module it calls), or a dataset
-    constructor.
+    image resizing and augmentation, string processing (tokenising, also
+    with a `TextVectorization` layer or a KerasNLP / TensorFlow Text
+    tokenizer; not number/string conversions), `tf.py_function` /
+    `tf.numpy_function`,
+    or (for `interleave`) opening record files. The function is read when
+    it is a lambda, `functools.partial`, a function or method of the same
+    module (the one visible where `map` is called when a name is defined
+    twice; and the functions of the module it calls), or a dataset
+    constructor. One finding per line when several maps are chained on it.
 
     Silent for trivial functions (a cast, a scalar multiply, rearranging a
-    dict), for functions it cannot read, when `deterministic=` is passed
-    explicitly, and in test code.
+    dict), for functions it cannot read, for a `map` whose function returns
+    a dataset (`window`/`flat_map` tricks: no per-element compute), for a
+    `map` after batching (one vectorised call per batch) unless it
+    tokenises text (string kernels loop over the batch's strings on one
+    thread, so parallel calls still pay; also a KerasHub/KerasNLP model
+    tokenizer from a preset), for a `map` on the dataset a parallel
+    `interleave` opens per input (`def read(path): return
+    TextLineDataset(path).map(f)`: the interleave already runs several at
+    a time), for a
+    handful of elements (`ds.take(2).map(f)`), for a pipeline that is never
+    iterated (only displayed or printed, then replaced) or, when the only
+    work is Python (`tf.py_function`, which holds the GIL, so threads gain
+    little), only peeked at (`ds.take(2)`, `next(iter(ds))`), when
+    `deterministic=` is passed explicitly, and in test code.
 
     ## Why is this bad?
     Without `num_parallel_calls`, `tf.data` applies the function to one
@@ -88,9 +79,10 @@ class SerialDatasetMap(Rule):
 
     ## Fix safety
     The fix adds `num_parallel_calls=tf.data.AUTOTUNE` (spelled with the
-    module's TensorFlow alias). Output order is kept (deterministic is the
-    default), so it is safe when the function is pure TensorFlow. It is
-    unsafe when the function runs Python code per element
+    module's TensorFlow alias; `tf.data.experimental.AUTOTUNE` in code
+    written for TF1 or already using that spelling). Output order is kept
+    (deterministic is the default), so it is safe when the function is pure
+    TensorFlow. It is unsafe when the function runs Python code per element
     (`tf.py_function`, `tf.numpy_function`), draws stateful random numbers
     (`tf.random.*`, `tf.image.random_*`) or assigns variables: in parallel,
     Python side effects interleave and random draws reach different
@@ -100,80 +92,83 @@ class SerialDatasetMap(Rule):
 
     code = "TFP402"
     name = "serial-dataset-map"
-    message = "`.{method}()` without `num_parallel_calls` runs {work} on one element at a time: pass `num_parallel_calls=tf.data.AUTOTUNE`"
+    message = "`.{method}()` without `num_parallel_calls` runs {work} on one {unit} at a time: pass `num_parallel_calls={autotune}`"
     triggers = (".map(", ".interleave(")
     fixable = True
-    #: How --verify can exercise a finding (data only): the call is a
-    #: dataset transformation; iterate the pipeline with and without the fix.
-    verify_roles: ClassVar[dict] = {"call_site": "dataset_transformation", "consumer": "iterate", "variant": "fix"}
+    fix_summary = "safe / unsafe"  # the README's Fix column
+    #: For --verify: the pipeline is iterated with and without the fix.
+    verification: ClassVar[Verification] = Verification()
 
     def finish(self) -> None:
-        self.flow = flow = self.ctx.shared(DatasetFlow)
+        flow = self.ctx.shared(DatasetFlow)
+        found = []
         for node in self.ctx.nodes(cst.Call):
-            if id(node) not in flow.method_receivers:
-                continue
-            method = node.func.attr.value
-            if method not in ("map", "interleave") or not self._serial(node, method):
-                continue
-            func = _arg(node, 0, "map_func")
-            if func is None or in_test_code(self.ctx, node):
-                continue
-            if isinstance(func, cst.Name) and _is_parameter(self.ctx, node, func.value):
-                continue  # a function passed in: any def of that name is a guess
-            work, unsafe = self._work(func, set(), 0)
-            if work is None:
-                continue
-            self.report(node.func.attr, method=method, work=work, fix=self._fix(node, unsafe))
+            work = self._serial_work(flow, node)
+            if work is not None:
+                start = self.ctx.position(node.func.attr).start
+                found.append(((start.line, start.column), node, work))
+        uses = DatasetUse(self.ctx) if found else None
+        lines = set()
+        for (line, _), node, work in sorted(found, key=lambda item: item[0]):
+            if line in lines or not uses.iterated(node, bulk=work.python):
+                continue  # one finding per line (chained maps); never iterated: no cost
+            lines.add(line)
+            autotune = autotune_expr(self.ctx)
+            self.report(
+                node.func.attr,
+                method=node.func.attr.value,
+                work=work.what,
+                unit="batch"
+                if all(p.batched for p in flow.method_receivers[id(node)])
+                else "element",
+                autotune=autotune or "tf.data.AUTOTUNE",
+                fix=self._fix(node, work.unsafe, autotune),
+            )
 
-    def _serial(self, call: cst.Call, method: str) -> bool:
-        if any(a.star for a in call.args):
+    def _serial_work(self, flow: DatasetFlow, node: cst.Call):
+        """What a serial ``map``/``interleave`` on a tracked pipeline does, if real work."""
+        if id(node) not in flow.method_receivers:
+            return None
+        method = node.func.attr.value
+        if method not in ("map", "interleave") or parallel_step(node, method):
+            return None
+        func = _arg(node, 0, "map_func")
+        if func is None or in_test_code(self.ctx, node):
+            return None
+        if isinstance(func, cst.Name) and _is_parameter(self.ctx, node, func.value):
+            return None  # a function passed in: any def of that name is a guess
+        receivers = flow.method_receivers[id(node)]
+        if all(is_tiny(p) for p in receivers):
+            return None  # `ds.take(3).map(f)`: a few elements
+        work = flow.step_work(node, method, func)
+        if work.what is None:
+            return None
+        if method == "map" and all(p.batched for p in receivers) and not work.text:
+            return None  # `ds.batch(32).map(f)`: already vectorised, one call per batch
+        if self._in_parallel_interleave(node):
+            return None  # each input's dataset is read cycle_length at a time, in parallel
+        return work
+
+    def _in_parallel_interleave(self, node: cst.Call) -> bool:
+        """The map builds the dataset a parallel ``interleave`` opens per input
+        (``def read_file(f): return TextLineDataset(f).map(g)``)."""
+        func = next(
+            (p for p in self.ctx.ancestors_of(node) if isinstance(p, cst.FunctionDef)), None
+        )
+        if func is None:
             return False
-        if any(a.keyword is not None and a.keyword.value in ("num_parallel_calls", "deterministic") for a in call.args):
-            return False
-        positional = [a for a in call.args if a.keyword is None]
-        # map(func, num_parallel_calls, ...); interleave(func, cycle_length, block_length, num_parallel_calls, ...)
-        return len(positional) < (2 if method == "map" else 4)
+        for call in self.ctx.nodes(cst.Call):
+            if (
+                isinstance(call.func, cst.Attribute)
+                and call.func.attr.value == "interleave"
+                and parallel_step(call, "interleave")
+                and isinstance(_arg(call, 0, "map_func"), cst.Name)
+                and _arg(call, 0, "map_func").value == func.name.value
+            ):
+                return True
+        return False
 
-    # -- what the mapped function does ---------------------------------
-    def _resolve(self, expr: cst.BaseExpression) -> Optional[cst.CSTNode]:
-        if isinstance(expr, cst.Lambda):
-            return expr.body
-        if isinstance(expr, cst.Call) and self.ctx.call_name(expr) == "functools.partial" and expr.args:
-            return self._resolve(expr.args[0].value)
-        return self.flow.local_def(expr)
-
-    def _work(self, func: cst.BaseExpression, seen: set, depth: int):
-        """(description of the work or None when trivial or unreadable, unsafe-to-parallelise)."""
-        qual = self.ctx.qualname(func)
-        if qual in SOURCES:
-            return f"`{qual.rsplit('.', 1)[-1]}` file reads", False
-        body = self._resolve(func)
-        if body is None or id(body) in seen or depth > _MAX_DEPTH:
-            return None, False
-        seen.add(id(body))
-        work = None
-        unsafe = False
-        for node in [body, *descendants(body)]:
-            if not isinstance(node, cst.Call):
-                continue
-            name = self.ctx.call_name(node)
-            if name is not None:
-                if name in PYTHON_CALLS or name in STATEFUL_CALLS or (name.startswith(RANDOM_PREFIXES) and "stateless_" not in name):
-                    unsafe = True
-                if work is None and ((name not in CHEAP and name.startswith(WORK_PREFIXES)) or name in SOURCES):
-                    work = f"`{_short(name)}`"
-                continue
-            if isinstance(node.func, cst.Attribute) and node.func.attr.value in _STATEFUL_METHODS:
-                unsafe = True
-            inner = self._resolve(node.func)
-            if inner is not None:
-                inner_work, inner_unsafe = self._work(node.func, seen, depth + 1)
-                work = work or inner_work
-                unsafe = unsafe or inner_unsafe
-        return work, unsafe
-
-    def _fix(self, call: cst.Call, unsafe: bool) -> Optional[Fix]:
-        autotune = autotune_expr(self.ctx)
+    def _fix(self, call: cst.Call, unsafe: bool, autotune: Optional[str]) -> Optional[Fix]:
         if autotune is None or not call.args:
             return None
         end = self.ctx.position(call.args[-1].value).end
@@ -188,7 +183,10 @@ def _is_parameter(ctx, node, name: str) -> bool:
     for parent in ctx.ancestors_of(node):
         if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
             p = parent.params
-            if any(param.name.value == name for param in (*p.posonly_params, *p.params, *p.kwonly_params)):
+            if any(
+                param.name.value == name
+                for param in (*p.posonly_params, *p.params, *p.kwonly_params)
+            ):
                 return True
     return False
 
@@ -201,10 +199,3 @@ def _arg(call: cst.Call, index: int, keyword: str):
         if a.keyword is not None and a.keyword.value == keyword:
             return a.value
     return None
-
-
-def _short(name: str) -> str:
-    for prefix in ("tensorflow.", "tensorflow_text."):
-        if name.startswith(prefix):
-            return ("tf." if prefix == "tensorflow." else "tensorflow_text.") + name[len(prefix) :]
-    return name

@@ -17,8 +17,9 @@ import os
 from collections import Counter
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from tflint_perf.config import ConfigError
-from tflint_perf.rule import Finding
+from tflint_perf.engine.rule import Finding
+from tflint_perf.run.config import ConfigError
+from tflint_perf.run.writeback import write_atomically
 
 TOOL = "tflint-perf"
 FORMAT = 1
@@ -38,7 +39,7 @@ class _Lines:
         self.cache: Dict[str, object] = {}
 
     def _load(self, path: str):
-        from tflint_perf.notebooks import is_notebook, load_file, read
+        from tflint_perf.run.notebooks import is_notebook, load_file, read
 
         if path in self.overrides:
             text = self.overrides[path]
@@ -51,7 +52,7 @@ class _Lines:
         if is_notebook(path):
             notebook = load_file(path)
             return {c.number: c.lines for c in notebook.cells} if notebook is not None else {}
-        from tflint_perf.runner import decode
+        from tflint_perf.run.files import decode
 
         try:
             with open(path, "rb") as handle:
@@ -82,7 +83,9 @@ def _relative(path: str, folder: str) -> str:
     return rel.replace(os.sep, "/")
 
 
-def keyed(findings: Iterable[Finding], folder: str, lines: _Lines) -> List[Tuple[Key, str, Finding]]:
+def keyed(
+    findings: Iterable[Finding], folder: str, lines: _Lines
+) -> List[Tuple[Key, str, Finding]]:
     """(key, readable line text, finding) per finding, in report order."""
     out = []
     for f in sorted(findings, key=Finding.sort_key):
@@ -91,7 +94,9 @@ def keyed(findings: Iterable[Finding], folder: str, lines: _Lines) -> List[Tuple
     return out
 
 
-def write(path: str, findings: Iterable[Finding], overrides: Optional[Dict[str, str]] = None) -> int:
+def write(
+    path: str, findings: Iterable[Finding], overrides: Optional[Dict[str, str]] = None
+) -> int:
     """Write every finding to the baseline file; the number recorded."""
     folder = os.path.dirname(os.path.abspath(path))
     counts: Counter = Counter()
@@ -102,14 +107,19 @@ def write(path: str, findings: Iterable[Finding], overrides: Optional[Dict[str, 
     entries = []
     for key in sorted(counts):
         text, f = first[key]
-        entries.append({"path": key[0], "code": key[1], "text": text, "count": counts[key], "message": f.message})
+        entries.append(
+            {
+                "path": key[0],
+                "code": key[1],
+                "text": text,
+                "count": counts[key],
+                "message": f.message,
+            }
+        )
     data = {"tool": TOOL, "format": FORMAT, "findings": entries}
-    tmp = path + ".tmp"
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     try:
-        with open(tmp, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, ensure_ascii=False)
-            handle.write("\n")
-        os.replace(tmp, path)
+        write_atomically(path, text.encode("utf-8"))
     except OSError as exc:
         raise ConfigError(f"--write-baseline: cannot write {path}: {exc.strerror or exc}") from None
     return sum(counts.values())
@@ -122,7 +132,10 @@ class Baseline:
         self.counts = counts
 
     def filter(
-        self, findings: Iterable[Finding], linted: Iterable[str] = (), overrides: Optional[Dict[str, str]] = None
+        self,
+        findings: Iterable[Finding],
+        linted: Iterable[str] = (),
+        overrides: Optional[Dict[str, str]] = None,
     ) -> Tuple[List[Finding], int, int]:
         """(new findings, how many the baseline hid, how many entries of the
         linted files matched nothing: fixed since, or changed)."""
@@ -146,15 +159,27 @@ def load(path: str) -> Baseline:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
     except FileNotFoundError:
-        raise ConfigError(f"--baseline: {path}: no such file (create it with --write-baseline {path})") from None
+        raise ConfigError(
+            f"--baseline: {path}: no such file (create it with --write-baseline {path})"
+        ) from None
     except OSError as exc:
         raise ConfigError(f"--baseline: cannot read {path}: {exc.strerror or exc}") from None
     except ValueError as exc:
-        raise ConfigError(f"--baseline: {path} is not a tflint-perf baseline (invalid JSON: {exc})") from None
-    if not isinstance(data, dict) or data.get("tool") != TOOL or not isinstance(data.get("findings"), list):
-        raise ConfigError(f"--baseline: {path} is not a tflint-perf baseline (write one with --write-baseline)")
+        raise ConfigError(
+            f"--baseline: {path} is not a tflint-perf baseline (invalid JSON: {exc})"
+        ) from None
+    if (
+        not isinstance(data, dict)
+        or data.get("tool") != TOOL
+        or not isinstance(data.get("findings"), list)
+    ):
+        raise ConfigError(
+            f"--baseline: {path} is not a tflint-perf baseline (write one with --write-baseline)"
+        )
     if data.get("format") != FORMAT:
-        raise ConfigError(f"--baseline: {path} has baseline format {data.get('format')!r}; this version reads {FORMAT}")
+        raise ConfigError(
+            f"--baseline: {path} has baseline format {data.get('format')!r}; this version reads {FORMAT}"
+        )
     counts: Counter = Counter()
     for index, entry in enumerate(data["findings"]):
         try:
@@ -163,7 +188,9 @@ def load(path: str) -> Baseline:
             if not all(isinstance(k, str) for k in key) or not isinstance(count, int) or count < 1:
                 raise TypeError
         except (KeyError, TypeError, AttributeError):
-            raise ConfigError(f"--baseline: {path}: entry {index + 1} is malformed (needs path, code, text, count)") from None
+            raise ConfigError(
+                f"--baseline: {path}: entry {index + 1} is malformed (needs path, code, text, count)"
+            ) from None
         counts[key] += count
     return Baseline(path, counts)
 

@@ -5,22 +5,39 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import List, Optional, Sequence
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, List, Optional, Sequence
 
 from tflint_perf import __version__, reporters
-from tflint_perf.config import ConfigError, Settings, load_settings, validate_codes
-from tflint_perf.discovery import MissingPathError, collect
-from tflint_perf.cache import Cache
-from tflint_perf.cache import default_directory as default_cache_dir
-from tflint_perf.parallel import lint_files
-from tflint_perf.runner import CHECK, DIFF, FIX, FileResult, lint_text
+from tflint_perf.run.cache import Cache
+from tflint_perf.run.cache import default_directory as default_cache_dir
+from tflint_perf.run.config import (
+    ConfigError,
+    Settings,
+    load_settings,
+    refuse_conflicts,
+    validate_codes,
+)
+from tflint_perf.run.discovery import PathError, collect
+from tflint_perf.run.files import lint_text
+from tflint_perf.run.parallel import lint_files
+from tflint_perf.run.result import CHECK, DIFF, FIX, FileResult
 from tflint_perf.verify import cli as verify_cli
+
+if TYPE_CHECKING:  # imported at run time only when asked for
+    from tflint_perf.baseline import Baseline
+    from tflint_perf.gitdiff import Changes
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 class _Parser(argparse.ArgumentParser):
     _width: Optional[int] = None
+
+    def __init__(self, *args, **kwargs) -> None:
+        # No prefix matching: `--output json` must not mean `--output-file json`.
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):  # one line, exit 2, like argparse but shorter
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
@@ -47,25 +64,67 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     check = sub.add_parser("check", help="lint files and directories")
-    check.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .); - reads stdin")
-    check.add_argument("--select", type=_codes, action="append", help="codes or prefixes to enable (replaces the configured set)")
-    check.add_argument("--extend-select", type=_codes, action="append", help="codes or prefixes to enable in addition")
-    check.add_argument("--ignore", type=_codes, action="append", help="codes or prefixes to disable")
-    check.add_argument("--format", choices=reporters.FORMATS, default="text", help="output format (default: text)")
-    check.add_argument("-o", "--output-file", help="write the report to this file instead of stdout")
+    check.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files or directories (default: .); - reads stdin"
+    )
+    check.add_argument(
+        "--select",
+        type=_codes,
+        action="append",
+        help="codes or prefixes to enable (replaces the configured set)",
+    )
+    check.add_argument(
+        "--extend-select",
+        type=_codes,
+        action="append",
+        help="codes or prefixes to enable in addition",
+    )
+    check.add_argument(
+        "--ignore", type=_codes, action="append", help="codes or prefixes to disable"
+    )
+    check.add_argument(
+        "--format", choices=reporters.FORMATS, default="text", help="output format (default: text)"
+    )
+    check.add_argument(
+        "-o", "--output-file", help="write the report to this file instead of stdout"
+    )
     check.add_argument("--fix", action="store_true", help="apply safe fixes in place")
-    check.add_argument("--unsafe-fixes", action="store_true", help="also offer and apply unsafe fixes")
-    check.add_argument("--diff", action="store_true", help="print the changes --fix would make; write nothing")
-    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument(
+        "--unsafe-fixes", action="store_true", help="also offer and apply unsafe fixes"
+    )
+    check.add_argument(
+        "--diff", action="store_true", help="print the changes --fix would make; write nothing"
+    )
+    check.add_argument(
+        "--exit-zero", action="store_true", help="exit 0 even when there are findings"
+    )
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
-    check.add_argument("--statistics", action="store_true", help="print the number of findings per rule")
+    check.add_argument(
+        "--statistics",
+        action="store_true",
+        help="print the number of findings per rule (--format text or json)",
+    )
     check.add_argument("--config", help="configuration file (default: nearest pyproject.toml)")
     check.add_argument("--stdin-filename", help="the file name to report for stdin input")
-    check.add_argument("--force-exclude", action="store_true", help="apply exclude patterns to files named on the command line")
+    check.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="apply exclude patterns to files named on the command line",
+    )
     # Pull requests and adoption (logic in gitdiff.py and baseline.py).
-    check.add_argument("--diff-base", "--changed-since", dest="diff_base", metavar="REF", help="report only findings on lines added or changed since git revision REF")
-    check.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in this baseline file")
-    check.add_argument("--write-baseline", metavar="FILE", help="record every current finding in FILE and exit 0")
+    check.add_argument(
+        "--diff-base",
+        "--changed-since",
+        dest="diff_base",
+        metavar="REF",
+        help="report only findings on lines added or changed since git revision REF",
+    )
+    check.add_argument(
+        "--baseline", metavar="FILE", help="report only findings not recorded in this baseline file"
+    )
+    check.add_argument(
+        "--write-baseline", metavar="FILE", help="record every current finding in FILE and exit 0"
+    )
     _add_speed_options(check)
     verify_cli.add_arguments(check)  # --verify and its options: tflint_perf/verify/cli.py
 
@@ -76,7 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("code", metavar="CODE")
 
     clean = sub.add_parser("clean", help="remove the cache folder")
-    clean.add_argument("--cache-dir", help="the cache folder (default: .tflint-perf-cache at the project root)")
+    clean.add_argument(
+        "--cache-dir", help="the cache folder (default: .tflint-perf-cache at the project root)"
+    )
     clean.add_argument("--config", help="configuration file (default: nearest pyproject.toml)")
     return parser
 
@@ -92,9 +153,18 @@ def _jobs(text: str) -> int:
 
 
 def _add_speed_options(check) -> None:
-    check.add_argument("-j", "--jobs", type=_jobs, default=0, metavar="N", help="processes to lint with (default: 0 = all cores; 1 = this process only)")
+    check.add_argument(
+        "-j",
+        "--jobs",
+        type=_jobs,
+        default=0,
+        metavar="N",
+        help="processes to lint with (default: 0 = all cores; 1 = this process only)",
+    )
     check.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
-    check.add_argument("--cache-dir", help="cache folder (default: .tflint-perf-cache at the project root)")
+    check.add_argument(
+        "--cache-dir", help="cache folder (default: .tflint-perf-cache at the project root)"
+    )
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -109,7 +179,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return run_explain(args)
         if args.command == "clean":
             return run_clean(args)
-    except (ConfigError, MissingPathError) as exc:
+    except (ConfigError, PathError) as exc:
         sys.stderr.write(f"tflint-perf: error: {exc}\n")
         return EXIT_ERROR
     except KeyboardInterrupt:
@@ -126,89 +196,156 @@ def _flatten(groups) -> List[str]:
 
 
 def apply_cli_selection(settings: Settings, args) -> None:
+    selected = validate_codes(_flatten(args.select), "--select")
+    extended = validate_codes(_flatten(args.extend_select), "--extend-select")
+    ignored = validate_codes(_flatten(args.ignore), "--ignore")
+    refuse_conflicts(selected + extended, ignored, "the command line")
     if args.select:
-        settings.select = validate_codes(_flatten(args.select), "--select")
-    if args.extend_select:
-        settings.select += validate_codes(_flatten(args.extend_select), "--extend-select")
-    if args.ignore:
-        settings.ignore += validate_codes(_flatten(args.ignore), "--ignore")
+        settings.select = selected
+    settings.select += extended
+    settings.ignore += ignored
+
+
+@dataclass
+class _Check:
+    """One ``check`` run: its options and what the steps pass along."""
+
+    args: argparse.Namespace
+    paths: List[str]
+    settings: Settings
+    mode: str
+    changes: Optional[Changes] = None  # gitdiff's changed lines (--diff-base)
+    known: Optional[Baseline] = None  # the baseline (--baseline)
+    out: Optional[IO[str]] = None  # the report file (-o)
+    stdin_source: Optional[str] = None
+    stdin_fixed: Optional[str] = None
 
 
 def run_check(args) -> int:
     paths = args.paths or ["."]
     settings = load_settings(args.config, paths)
     apply_cli_selection(settings, args)
+    _refuse_combinations(args)
     mode = DIFF if args.diff else FIX if args.fix else CHECK
-    if args.write_baseline and args.diff_base:
-        raise ConfigError("--write-baseline records every finding; it cannot be combined with --diff-base")
+    # --verify lints first, and fixes only what it verified.
+    check = _Check(args, paths, settings, verify_cli.lint_mode(args, mode))
     # Imported only when asked for: every file linted on save pays for imports.
-    changes = known = None
     if args.diff_base:
         from tflint_perf import gitdiff
 
-        changes = gitdiff.changes_since(args.diff_base, paths)
-    if args.baseline or args.write_baseline:
-        from tflint_perf import baseline
+        check.changes = gitdiff.changes_since(args.diff_base, paths)
     if args.baseline:
-        known = baseline.load(args.baseline)
-    mode = verify_cli.lint_mode(args, mode)  # --verify lints first, fixes only what it verified
+        from tflint_perf import baseline
 
-    results: List[FileResult] = []
-    stdin_fixed: Optional[str] = None
-    if paths == ["-"]:
-        name = args.stdin_filename or "-"
-        source = sys.stdin.read()
-        result = lint_text(source, name, settings, mode, args.unsafe_fixes)
-        if mode == FIX:
-            stdin_fixed = result.fixed_source if result.fixed_source is not None else source
-        results.append(result)
-    else:
-        if "-" in paths:
-            raise ConfigError("'-' (stdin) cannot be combined with other paths")
-        files = collect(paths, settings, args.force_exclude)
-        if changes is not None:  # unchanged since --diff-base: nothing to report
-            files = [path for path in files if changes.touches(path)]
-        cache = None if args.no_cache else Cache(default_cache_dir(settings, args.cache_dir), settings)
-        results.extend(lint_files(files, settings, mode, args.unsafe_fixes, args.jobs, cache))
+        check.known = baseline.load(args.baseline)
+    check.out = _open_report(args, check.mode)  # before any file is fixed
+    try:
+        return _run(check)
+    finally:
+        if check.out is not None:
+            check.out.close()
 
+
+def _refuse_combinations(args) -> None:
+    if args.write_baseline and args.diff_base:
+        raise ConfigError(
+            "--write-baseline records every finding; it cannot be combined with --diff-base"
+        )
+    if args.statistics and args.format not in ("text", "json"):
+        raise ConfigError(f"--statistics works with --format text or json, not {args.format}")
+
+
+def _open_report(args, mode: str) -> Optional[IO[str]]:
+    if not args.output_file or mode == DIFF or args.write_baseline:
+        return None
+    try:
+        return open(args.output_file, "w", encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot write the report to {args.output_file}: {exc.strerror or exc}"
+        ) from None
+
+
+def _run(check: _Check) -> int:
+    args = check.args
+    results = _lint(check)
     findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key())
     fixed = sum(r.fixed for r in results)
     if args.verify:
-        findings, fixed = verify_cli.run(args, results, settings, findings, fixed)
+        findings, fixed = verify_cli.run(args, results, check.settings, findings, fixed)
+    failed = _tell_errors(results)
+    if check.mode == DIFF:
+        status = _report_diff(results, args)
+    else:
+        status = _report(check, results, findings, fixed)
+    return EXIT_ERROR if failed else status
+
+
+def _lint(check: _Check) -> List[FileResult]:
+    args, paths, settings = check.args, check.paths, check.settings
+    if paths == ["-"]:
+        name = args.stdin_filename or "-"
+        check.stdin_source = sys.stdin.read()
+        result = lint_text(check.stdin_source, name, settings, check.mode, args.unsafe_fixes)
+        if check.mode == FIX:
+            fixed = result.fixed_source
+            check.stdin_fixed = fixed if fixed is not None else check.stdin_source
+        return [result]
+    if "-" in paths:
+        raise ConfigError("'-' (stdin) cannot be combined with other paths")
+    files = collect(paths, settings, args.force_exclude)
+    if check.changes is not None:  # unchanged since --diff-base: nothing to report
+        files = [path for path in files if check.changes.touches(path)]
+    cache = None if args.no_cache else Cache(default_cache_dir(settings, args.cache_dir), settings)
+    return lint_files(files, settings, check.mode, args.unsafe_fixes, args.jobs, cache)
+
+
+def _tell_errors(results: List[FileResult]) -> bool:
+    """One line per file that has something to say; whether one failed."""
+    failed = False
     for r in results:
         if r.error:
-            sys.stderr.write(f"tflint-perf: warning: {r.path}: {r.error}\n")
+            failed = failed or r.failed
+            kind = "error" if r.failed else "warning"
+            sys.stderr.write(f"tflint-perf: {kind}: {r.path}: {r.error}\n")
+    return failed
 
-    if mode == DIFF:
-        return _report_diff(results, args)
-    if changes is not None:
-        findings = changes.filter(findings)
-    stdin_source = {results[0].path: stdin_fixed or source} if paths == ["-"] else None
+
+def _report(check: _Check, results: List[FileResult], findings, fixed: int) -> int:
+    args = check.args
+    if check.changes is not None:
+        findings = check.changes.filter(findings)
+    stdin_source = None
+    if check.stdin_source is not None:
+        stdin_source = {results[0].path: check.stdin_fixed or check.stdin_source}
     if args.write_baseline:
-        count = baseline.write(args.write_baseline, findings, stdin_source)
-        if not args.quiet:
-            sys.stderr.write(f"tflint-perf: wrote {count} finding{'s' if count != 1 else ''} to {args.write_baseline}\n")
-        return EXIT_CLEAN
-    if known is not None:
-        findings, hidden, stale = known.filter(findings, [r.path for r in results], stdin_source)
+        return _write_baseline(args, findings, stdin_source)
+    if check.known is not None:
+        from tflint_perf import baseline
+
+        paths = [r.path for r in results]
+        findings, hidden, stale = check.known.filter(findings, paths, stdin_source)
         note = baseline.summary(hidden, stale, args.baseline)
         if note and not args.quiet:
             sys.stderr.write(note)
-
-    if stdin_fixed is not None:
-        sys.stdout.write(stdin_fixed)
-        out = sys.stderr
-    elif args.output_file:
-        out = open(args.output_file, "w", encoding="utf-8")
-    else:
-        out = sys.stdout
-    try:
-        _write_report(findings, out, args, settings, fixed)
-    finally:
-        if out not in (sys.stdout, sys.stderr):
-            out.close()
+    out = check.out
+    if check.stdin_fixed is not None:
+        sys.stdout.write(check.stdin_fixed)
+        out = out or sys.stderr
+    _write_report(findings, out or sys.stdout, args, check.settings, fixed)
     if findings and not args.exit_zero:
         return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _write_baseline(args, findings, stdin_source) -> int:
+    from tflint_perf import baseline
+
+    count = baseline.write(args.write_baseline, findings, stdin_source)
+    if not args.quiet:
+        sys.stderr.write(
+            f"tflint-perf: wrote {count} finding{'s' if count != 1 else ''} to {args.write_baseline}\n"
+        )
     return EXIT_CLEAN
 
 
@@ -221,14 +358,18 @@ def _color(out) -> bool:
 
 
 def _write_report(findings, out, args, settings: Settings, fixed: int) -> None:
-    if args.format == "json":
+    if args.format == "json" and args.statistics:
+        reporters.write_statistics_json(findings, out, args.unsafe_fixes)
+    elif args.format == "json":
         reporters.write_json(findings, out)
     elif args.format == "github":
         reporters.write_github(findings, out)
     elif args.format == "sarif":
         from tflint_perf.rules import all_rules
 
-        reporters.write_sarif(findings, out, [r for r in all_rules() if settings.is_enabled(r.code)])
+        reporters.write_sarif(
+            findings, out, [r for r in all_rules() if settings.is_enabled(r.code)]
+        )
     else:
         reporters.write_text(
             findings,
@@ -251,6 +392,7 @@ def _report_diff(results: List[FileResult], args) -> int:
     for r in results:
         if r.fixed_source is None:
             continue
+        assert r.original is not None, "fixing sets both texts together (run/files.py)"
         changed += 1
         fixes += r.fixed
         sys.stdout.writelines(
@@ -263,7 +405,9 @@ def _report_diff(results: List[FileResult], args) -> int:
         )
     if not args.quiet:
         if fixes:
-            sys.stderr.write(f"Would fix {fixes} finding{'s' if fixes != 1 else ''} in {changed} file{'s' if changed != 1 else ''}.\n")
+            sys.stderr.write(
+                f"Would fix {fixes} finding{'s' if fixes != 1 else ''} in {changed} file{'s' if changed != 1 else ''}.\n"
+            )
         else:
             sys.stderr.write("No fixes would be applied.\n")
     return EXIT_FINDINGS if changed and not args.exit_zero else EXIT_CLEAN
@@ -277,7 +421,10 @@ def run_rules(args) -> int:
         import json
 
         json.dump(
-            [{"code": r.code, "name": r.name, "fixable": r.fixable, "summary": r.summary()} for r in rules],
+            [
+                {"code": r.code, "name": r.name, "fixable": r.fixable, "summary": r.summary()}
+                for r in rules
+            ],
             sys.stdout,
             indent=2,
         )
@@ -296,14 +443,16 @@ def run_explain(args) -> int:
 
     rule = rule_by_code(args.code)
     if rule is None:
-        sys.stderr.write(f"tflint-perf: error: unknown rule code '{args.code}' (see `tflint-perf rules`)\n")
+        sys.stderr.write(
+            f"tflint-perf: error: unknown rule code '{args.code}' (see `tflint-perf rules`)\n"
+        )
         return EXIT_ERROR
     sys.stdout.write(rule_page(rule))
     return EXIT_CLEAN
 
 
 def run_clean(args) -> int:
-    from tflint_perf.cache import clean
+    from tflint_perf.run.cache import clean
 
     settings = load_settings(args.config, ["."])
     try:

@@ -16,16 +16,18 @@ class TFPChecker:
     version = __version__
 
     def __init__(self, tree, filename: str, lines: List[str]) -> None:
-        # `tree` is requested so flake8 runs us only on files that parse.
+        # flake8 runs us only on files that parse, and hands over its `ast`
+        # tree: the rules' screens read it instead of parsing again.
+        self.tree = tree
         self.filename = filename
         self.lines = lines
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
-        from tflint_perf.linter import SYNTAX_CODE, lint_source
+        from tflint_perf.engine.linter import SYNTAX_CODE, lint_source
         from tflint_perf.rules import all_rules
 
         source = "".join(self.lines)
-        for f in lint_source(source, self.filename, all_rules()):
+        for f in lint_source(source, self.filename, all_rules(), tree=self.tree):
             if f.code == SYNTAX_CODE:
                 continue
             # flake8 wants a 0-based column and prints it 1-based.

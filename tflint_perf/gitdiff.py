@@ -17,8 +17,8 @@ import re
 import subprocess
 from typing import Dict, Iterable, List, Optional, Sequence, Set
 
-from tflint_perf.config import ConfigError
-from tflint_perf.rule import Finding
+from tflint_perf.engine.rule import Finding
+from tflint_perf.run.config import ConfigError
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 ALL = None  # marker in Changes.lines: every line is new
@@ -89,7 +89,10 @@ class Changes:
             return
         self.roots.append(root)
         ref = self.ref
-        if ref.startswith("-") or _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").returncode != 0:
+        if (
+            ref.startswith("-")
+            or _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").returncode != 0
+        ):
             raise ConfigError(
                 f"--diff-base: unknown git revision '{ref}' in {root}"
                 " (in CI, fetch it first: actions/checkout with fetch-depth: 0)"
@@ -99,13 +102,26 @@ class Changes:
         if merge_base.returncode == 0 and merge_base.stdout.strip():
             base = merge_base.stdout.decode().strip()
         proc = _git(
-            root, "-c", "core.quotepath=off", "diff", "--unified=0", "--no-color", "--no-ext-diff",
-            "--no-textconv", "--find-renames", "--src-prefix=a/", "--dst-prefix=b/", "--no-relative",
-            base, "--",
+            root,
+            "-c",
+            "core.quotepath=off",
+            "diff",
+            "--unified=0",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--find-renames",
+            "--src-prefix=a/",
+            "--dst-prefix=b/",
+            "--no-relative",
+            base,
+            "--",
         )
         if proc.returncode != 0:
             message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise ConfigError(f"--diff-base: git diff failed: {message[-1] if message else proc.returncode}")
+            raise ConfigError(
+                f"--diff-base: git diff failed: {message[-1] if message else proc.returncode}"
+            )
         for rel, lines in parse_diff(proc.stdout.decode("utf-8", "surrogateescape")).items():
             self.lines[_key(os.path.join(root, rel))] = lines
         untracked = _git(root, "ls-files", "--others", "--exclude-standard", "-z")
@@ -131,7 +147,7 @@ class Changes:
         return any(n in lines for n in range(first, last + 1))
 
     def filter(self, findings: Iterable[Finding]) -> List[Finding]:
-        from tflint_perf.notebooks import cell_file_spans, load_file
+        from tflint_perf.run.notebooks import cell_file_spans, load_file
 
         spans: Dict[str, dict] = {}
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from typing import IO, List, Sequence
+from typing import IO, List, Sequence, Type
 
 from tflint_perf import __version__
-from tflint_perf.rule import SAFE, Finding
+from tflint_perf.engine.fixes import applicable
+from tflint_perf.engine.rule import SAFE, SYNTAX_CODE, SYNTAX_NAME, Finding, Rule
 
 FORMATS = ("text", "json", "github", "sarif")
-HOMEPAGE = "https://pypi.org/project/tflint-perf/"
 
 
 def finding_to_dict(f: Finding) -> dict:
@@ -78,11 +78,17 @@ def write_text(
         marker = ""
         if f.fix is not None and (f.fix.safety == SAFE or unsafe_fixes):
             marker = style("[*] ", "1;36")
-        out.write(f"{style(display_location(f), '1')}: {style(f.code, '1;31')} {marker}{f.message}\n")
+        out.write(
+            f"{style(display_location(f), '1')}: {style(f.code, '1;31')} {marker}{f.message}\n"
+        )
     if quiet:
         return
-    fixable = sum(1 for f in findings if f.fix is not None and (f.fix.safety == SAFE or unsafe_fixes))
-    hidden = sum(1 for f in findings if f.fix is not None and f.fix.safety != SAFE and not unsafe_fixes)
+    fixable = sum(
+        1 for f in findings if f.fix is not None and (f.fix.safety == SAFE or unsafe_fixes)
+    )
+    hidden = sum(
+        1 for f in findings if f.fix is not None and f.fix.safety != SAFE and not unsafe_fixes
+    )
     if not findings:
         out.write(f"Fixed {_plural(fixed, 'finding')}.\n" if fixed else "All checks passed!\n")
         return
@@ -93,7 +99,9 @@ def write_text(
     if fixable:
         out.write(f"[*] {fixable} fixable with the `--fix` option.\n")
     if hidden:
-        out.write(f"{_plural(hidden, 'hidden fix', 'hidden fixes')} can be enabled with the `--unsafe-fixes` option.\n")
+        out.write(
+            f"{_plural(hidden, 'hidden fix', 'hidden fixes')} can be enabled with the `--unsafe-fixes` option.\n"
+        )
 
 
 def write_statistics(findings: Sequence[Finding], out: IO[str], unsafe_fixes: bool = False) -> None:
@@ -114,6 +122,40 @@ def write_json(findings: Sequence[Finding], out: IO[str]) -> None:
     out.write("\n")
 
 
+def write_statistics_json(
+    findings: Sequence[Finding], out: IO[str], unsafe_fixes: bool = False
+) -> None:
+    """``--statistics --format json``: the per-rule counts as a JSON array."""
+    counts = Counter((f.code, f.name) for f in findings)
+    fixable = {f.code for f in findings if applicable(f, unsafe_fixes)}
+    rows = [
+        {"code": code, "name": name, "count": count, "fixable": code in fixable}
+        for (code, name), count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    ]
+    json.dump(rows, out, indent=2)
+    out.write("\n")
+
+
+def report_path(path: str) -> str:
+    """The path as CI tools want it: relative (to ``$GITHUB_WORKSPACE`` when the
+    file is inside it, else to the current folder), with ``/`` separators."""
+    absolute = os.path.abspath(path)
+    base = os.environ.get("GITHUB_WORKSPACE") or ""
+    if not base or os.path.commonpath([absolute, os.path.abspath(base)]) != os.path.abspath(base):
+        base = os.getcwd()
+    try:
+        relative = os.path.relpath(absolute, base)
+    except ValueError:  # another drive (Windows)
+        return absolute.replace(os.sep, "/")
+    return relative.replace(os.sep, "/")
+
+
+def file_columns(f: Finding):
+    """Start and end column in the reported file's own line: for notebooks,
+    in the ``.ipynb`` JSON line that ``line`` points at, not in the cell."""
+    return f.extra.get("file_column", f.column), f.extra.get("file_end_column", f.end_column)
+
+
 def _escape_data(text: str) -> str:
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
@@ -122,86 +164,91 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def github_line(f: Finding) -> str:
+    """One workflow command: ``::error`` for a file that does not parse, else
+    ``::warning``; columns only on a one-line span (GitHub drops them otherwise)."""
+    level = "error" if f.code == SYNTAX_CODE else "warning"
+    props = [f"file={_escape_property(report_path(f.path))}", f"line={f.line}"]
+    props.append(f"endLine={max(f.end_line, f.line)}")
+    column, end_column = file_columns(f)
+    if f.end_line <= f.line:
+        props += [f"col={column}", f"endColumn={max(end_column, column)}"]
+    props.append(f"title={_escape_property(f.code)}")
+    return f"::{level} {','.join(props)}::{_escape_data(f.code + ' ' + f.message)}\n"
+
+
 def write_github(findings: Sequence[Finding], out: IO[str]) -> None:
     for f in findings:
-        out.write(
-            f"::warning file={_escape_property(f.path)},line={f.line},col={f.column},"
-            f"title={_escape_property(f.code)}::{_escape_data(f.code + ' ' + f.message)}\n"
-        )
+        out.write(github_line(f))
 
 
-def _uri(path: str) -> str:
-    rel = os.path.relpath(path) if os.path.isabs(path) else path
-    return rel.replace(os.sep, "/")
+def sarif_uri(path: str) -> str:
+    """A URI reference for ``artifactLocation.uri``: relative and percent-encoded."""
+    from urllib.parse import quote
+
+    relative = report_path(path)
+    if os.path.isabs(relative):
+        from pathlib import Path
+
+        return Path(relative).as_uri()
+    return quote(relative, safe="/")
 
 
-def sarif_log(findings: Sequence[Finding], rule_classes: Sequence[type]) -> dict:
-    from tflint_perf.linter import SYNTAX_CODE, SYNTAX_NAME
+_SYNTAX_RULE = {
+    "id": SYNTAX_CODE,
+    "name": SYNTAX_NAME,
+    "shortDescription": {"text": "The file could not be parsed."},
+    "fullDescription": {"text": "The file could not be parsed or decoded; no rule ran on it."},
+    "help": {"text": "Fix the syntax error.", "markdown": "Fix the syntax error."},
+    "defaultConfiguration": {"level": "error"},
+}
 
-    rules: List[dict] = [
-        {
-            "id": SYNTAX_CODE,
-            "name": SYNTAX_NAME,
-            "shortDescription": {"text": "The file could not be parsed."},
-            "fullDescription": {"text": "The file could not be parsed or decoded; no rule ran on it."},
-            "help": {"text": "Fix the syntax error.", "markdown": "Fix the syntax error."},
-            "defaultConfiguration": {"level": "error"},
-        }
-    ]
-    for rule in rule_classes:
-        rules.append(
-            {
-                "id": rule.code,
-                "name": rule.name,
-                "shortDescription": {"text": rule.summary()},
-                "fullDescription": {"text": rule.doc_sections().get("What it does", rule.summary())},
-                "help": {"text": rule.doc(), "markdown": rule.doc()},
-                "defaultConfiguration": {"level": "warning"},
-                "properties": {"fixable": rule.fixable},
-            }
-        )
-    index = {r["id"]: i for i, r in enumerate(rules)}
-    results = []
-    for f in findings:
-        result = {
-            "ruleId": f.code,
-            "ruleIndex": index.get(f.code, 0),
-            "level": "error" if f.code == SYNTAX_CODE else "warning",
-            "message": {"text": f.message},
-            "locations": [
-                {
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": _uri(f.path)},
-                        "region": {
-                            "startLine": f.line,
-                            "startColumn": f.column,
-                            "endLine": f.end_line,
-                            "endColumn": f.end_column,
-                        },
-                    }
-                }
-            ],
-        }
-        results.append(result)
+
+def _sarif_rule(rule: Type[Rule]) -> dict:
     return {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "tflint-perf",
-                        "version": __version__,
-                        "informationUri": HOMEPAGE,
-                        "rules": rules,
-                    }
-                },
-                "results": results,
-            }
-        ],
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary()},
+        "fullDescription": {"text": rule.doc_sections().get("What it does", rule.summary())},
+        "help": {"text": rule.doc(), "markdown": rule.doc()},
+        "defaultConfiguration": {"level": "warning"},
+        "properties": {"fixable": rule.fixable},
     }
 
 
-def write_sarif(findings: Sequence[Finding], out: IO[str], rule_classes: Sequence[type]) -> None:
+def _sarif_result(f: Finding, index: dict) -> dict:
+    column, end_column = file_columns(f)
+    region = {"startLine": f.line, "startColumn": column, "endLine": max(f.end_line, f.line)}
+    region["endColumn"] = end_column if f.end_line > f.line else max(end_column, column)
+    location = {"artifactLocation": {"uri": sarif_uri(f.path)}, "region": region}
+    return {
+        "ruleId": f.code,
+        "ruleIndex": index.get(f.code, 0),
+        "level": "error" if f.code == SYNTAX_CODE else "warning",
+        "message": {"text": f.message},
+        "locations": [{"physicalLocation": location}],
+    }
+
+
+def sarif_log(findings: Sequence[Finding], rule_classes: Sequence[Type[Rule]]) -> dict:
+    rules: List[dict] = [dict(_SYNTAX_RULE)] + [_sarif_rule(r) for r in rule_classes]
+    index = {r["id"]: i for i, r in enumerate(rules)}
+    driver = {"name": "tflint-perf", "version": __version__, "rules": rules}
+    run = {
+        "tool": {"driver": driver},
+        # Columns count characters (code points), as Python does, not UTF-16 units.
+        "columnKind": "unicodeCodePoints",
+        "results": [_sarif_result(f, index) for f in findings],
+    }
+    return {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [run],
+    }
+
+
+def write_sarif(
+    findings: Sequence[Finding], out: IO[str], rule_classes: Sequence[Type[Rule]]
+) -> None:
     json.dump(sarif_log(findings, rule_classes), out, indent=2)
     out.write("\n")

@@ -2,25 +2,47 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from typing import List, Tuple
 
-from tflint_perf.config import ConfigError
-from tflint_perf.fixes import applicable, apply_edits, choose_fixes
-from tflint_perf.rule import Finding
+from tflint_perf.engine.fixes import applicable, apply_edits, choose_fixes
+from tflint_perf.engine.rule import Finding
+from tflint_perf.run.config import ConfigError
 
 APPLY = ("verified", "fixed")
 
 
 def add_arguments(check) -> None:
-    group = check.add_argument_group("verify (executes the code under review: not for untrusted code)")
-    group.add_argument("--verify", action="store_true",
-                       help="run each finding's code and its fix in worker processes; compare results and time them")
-    group.add_argument("--verify-timeout", type=float, metavar="SECONDS",
-                       help="kill a worker that makes no progress for this long (default 120)")
-    group.add_argument("--verify-size", type=int, metavar="N",
-                       help="size of synthesised inputs, e.g. rows of a matrix (default 256)")
-    group.add_argument("--verify-report", metavar="FILE.html", help="also write a self-contained HTML report")
+    group = check.add_argument_group(
+        "verify (executes the code under review: not for untrusted code)"
+    )
+    group.add_argument(
+        "--verify",
+        action="store_true",
+        help="run each finding's code and its fix in worker processes; compare results and time them",
+    )
+    group.add_argument(
+        "--verify-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="kill a worker that makes no progress for this long (default 120)",
+    )
+    group.add_argument(
+        "--verify-size",
+        type=int,
+        metavar="N",
+        help="size of synthesised inputs, e.g. rows of a matrix (default 256)",
+    )
+    group.add_argument(
+        "--verify-memory",
+        type=int,
+        metavar="MIB",
+        help="memory the flagged code may allocate, in MiB (default: the machine's RAM; 0: no limit)",
+    )
+    group.add_argument(
+        "--verify-report", metavar="FILE.html", help="also write a self-contained HTML report"
+    )
 
 
 def options(args, settings):
@@ -29,13 +51,17 @@ def options(args, settings):
     where = str(settings.config_path) if settings.config_path else "configuration"
     opts = options_from_table(settings.verify or {}, settings.root, where)
     if args.verify_timeout is not None:
-        if args.verify_timeout <= 0:
-            raise ConfigError("--verify-timeout must be positive")
+        if not math.isfinite(args.verify_timeout) or args.verify_timeout <= 0:
+            raise ConfigError("--verify-timeout must be a positive, finite number of seconds")
         opts.timeout = args.verify_timeout
     if args.verify_size is not None:
         if args.verify_size <= 0:
             raise ConfigError("--verify-size must be positive")
         opts.size = args.verify_size
+    if args.verify_memory is not None:
+        if args.verify_memory < 0:
+            raise ConfigError("--verify-memory must not be negative")
+        opts.memory_limit = args.verify_memory * 2**20
     opts.python = sys.executable
     opts.progress = True
     return opts
@@ -55,7 +81,7 @@ def lint_mode(args, mode: str) -> str:
 def run(args, results, settings, findings: List[Finding], fixed: int) -> Tuple[List[Finding], int]:
     """Verify ``findings``; with --fix apply the verified fixes. Returns (findings to report, fixed)."""
     from tflint_perf.rules import all_rules
-    from tflint_perf.runner import decode
+    from tflint_perf.run.files import decode
     from tflint_perf.verify.report import write_html
     from tflint_perf.verify.session import verify
 
@@ -97,20 +123,26 @@ def apply_verified(files, sources, unsafe: bool, stderr=None) -> int:
         for f in candidates:
             if f not in good:
                 v = f.extra.get("verify", {})
-                stderr.write(f"tflint-perf: held back the fix for {f.path}:{f.line}:{f.column} {f.code}: "
-                             f"{v.get('status', 'unverified')} ({v.get('reason', '')})\n")
+                stderr.write(
+                    f"tflint-perf: held back the fix for {f.path}:{f.line}:{f.column} {f.code}: "
+                    f"{v.get('status', 'unverified')} ({v.get('reason', '')})\n"
+                )
         if not good or source is None:
             continue
         chosen = choose_fixes(source, [f.fix for f in good])
         for f in good:
             if f.fix not in chosen:
-                stderr.write(f"tflint-perf: held back the fix for {f.path}:{f.line}:{f.column} {f.code}: "
-                             "it overlaps another verified fix; run again\n")
+                stderr.write(
+                    f"tflint-perf: held back the fix for {f.path}:{f.line}:{f.column} {f.code}: "
+                    "it overlaps another verified fix; run again\n"
+                )
         new = apply_edits(source, [e for fix in chosen for e in fix.edits])
         try:
             cst.parse_module(new)
         except cst.ParserSyntaxError:
-            stderr.write(f"tflint-perf: {path}: the verified fixes together do not parse; nothing written\n")
+            stderr.write(
+                f"tflint-perf: {path}: the verified fixes together do not parse; nothing written\n"
+            )
             continue
         _, encoding = sources[path]
         with open(path, "w", encoding=encoding, newline="") as handle:

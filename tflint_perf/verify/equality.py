@@ -65,7 +65,7 @@ class Comparison:
         self.max_abs_diff = 0.0
         self.first_difference = ""
 
-    def equal(self, a, b, where: str = "value") -> bool:
+    def equal(self, a, b, where: str = "") -> bool:
         if a is SKIP or b is SKIP:
             return True
         if isinstance(a, tuple) and a[:1] == ("weights",):
@@ -74,12 +74,20 @@ class Comparison:
             b = b[1]
         if isinstance(a, dict) and isinstance(b, dict):
             if set(a) != set(b):
-                return self._differ(where, f"keys differ: {sorted(map(str, a))} vs {sorted(map(str, b))}")
-            return all(self.equal(a[k], b[k], f"{where}[{k!r}]") for k in a)
-        if isinstance(a, list) and isinstance(b, list) and not (_scalar_list(a) and _scalar_list(b)):
+                return self._differ(
+                    where, f"keys differ: {sorted(map(str, a))} vs {sorted(map(str, b))}"
+                )
+            return all(self.equal(a[k], b[k], _key(where, k)) for k in a)
+        if (
+            isinstance(a, list)
+            and isinstance(b, list)
+            and not (_scalar_list(a) and _scalar_list(b))
+        ):
             if len(a) != len(b):
                 return self._differ(where, f"lengths differ: {len(a)} vs {len(b)}")
-            return all(self.equal(x, y, f"{where}[{i}]") for i, (x, y) in enumerate(zip(a, b)))
+            return all(
+                self.equal(x, y, f"{where or 'value'}[{i}]") for i, (x, y) in enumerate(zip(a, b))
+            )
         if isinstance(a, (str, bytes)) or isinstance(b, (str, bytes)):
             self.compared += 1
             return a == b or self._differ(where, f"{a!r} != {b!r}")
@@ -92,11 +100,15 @@ class Comparison:
             except Exception:
                 return self._differ(where, "values cannot be compared")
         self.compared += 1
+        return self._arrays(x, y, where)
+
+    def _arrays(self, x, y, where: str) -> bool:
         if x.shape != y.shape:
             return self._differ(where, f"shapes differ: {x.shape} vs {y.shape}")
         if x.dtype.kind in "fciub" and y.dtype.kind in "fciub":
             if x.size:
-                diff = np.abs(x.astype(np.complex128 if "c" in (x.dtype.kind + y.dtype.kind) else np.float64) - y)
+                wide = np.complex128 if "c" in (x.dtype.kind + y.dtype.kind) else np.float64
+                diff = np.abs(x.astype(wide) - y)
                 finite = diff[np.isfinite(diff)]
                 if finite.size:
                     self.max_abs_diff = max(self.max_abs_diff, float(finite.max()))
@@ -111,8 +123,19 @@ class Comparison:
 
     def _differ(self, where: str, why: str) -> bool:
         if not self.first_difference:
-            self.first_difference = f"{where}: {why}"
+            self.first_difference = f"{where or 'the value'}: {why}"
         return False
+
+
+def _key(where: str, key) -> str:
+    """``returned``/``variables`` at the top level read as words; deeper keys as ``[k]``."""
+    if not where and key == "returned":
+        return "the returned value"
+    if not where and key == "variables":
+        return "variables"
+    if where == "variables" and isinstance(key, str) and key.startswith("variable "):
+        return key
+    return f"{where}[{key!r}]"
 
 
 def _scalar_list(value) -> bool:

@@ -9,6 +9,7 @@ here, when ``--verify`` is used::
     repeats = 7            # timed pairs after warm-up
     rtol = 1e-4            # numpy.allclose tolerances for the equality check
     atol = 1e-5
+    memory = 8192          # MiB the flagged code may allocate (as --verify-memory; 0: no limit)
 
     [tool.tflint-perf.verify.inputs]
     # target function (module:function) = input factory (module:function)
@@ -17,13 +18,15 @@ here, when ``--verify`` is used::
 
 from __future__ import annotations
 
+import math
+import os
 import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Optional
 
-from tflint_perf.config import ConfigError
+from tflint_perf.run.config import ConfigError
 
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_SIZE = 256
@@ -33,7 +36,15 @@ DEFAULT_ATOL = 1e-5
 
 _TARGET = re.compile(r"^[\w./\\-]+:[A-Za-z_]\w*$")
 _FACTORY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
-_KEYS = {"timeout", "size", "repeats", "rtol", "atol", "inputs"}
+_KEYS = {"timeout", "size", "repeats", "rtol", "atol", "inputs", "memory"}
+
+
+def physical_memory() -> int:
+    """Bytes of RAM (0 when unknown): the default memory limit of a worker."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 0
 
 
 @dataclass
@@ -51,6 +62,16 @@ class VerifyOptions:
     # (used by the tests to exercise the machinery with plain Python).
     tf_module: Optional[str] = "tensorflow"
     progress: bool = False
+    # Bytes the worker's heap may grow to (RLIMIT_DATA): code that allocates
+    # without end gets a MemoryError instead of the machine's OOM killer.
+    memory_limit: int = field(default_factory=physical_memory)
+
+    def __setattr__(self, name: str, value) -> None:
+        # However it is set (--verify-timeout, the table, code), a timeout is
+        # a finite number of seconds: inf overflowed and nan never fired.
+        if name == "timeout":
+            value = finite_seconds(value, "--verify-timeout / verify.timeout")
+        super().__setattr__(name, value)
 
     def factory_for(self, path: str, function: str) -> Optional[str]:
         try:
@@ -59,6 +80,15 @@ class VerifyOptions:
             rel = Path(path)
         key = normalise_target(f"{rel.as_posix()}:{function}")
         return self.inputs.get(key)
+
+
+def finite_seconds(value, where: str) -> float:
+    """``value`` as positive finite seconds, or a one-line ConfigError."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"{where} must be a number of seconds, got {value!r}")
+    if not math.isfinite(value) or value <= 0:
+        raise ConfigError(f"{where} must be a finite number of seconds above 0, got {value!r}")
+    return float(value)
 
 
 def normalise_target(target: str) -> str:
@@ -73,8 +103,16 @@ def normalise_target(target: str) -> str:
 
 def _number(table: dict, key: str, kind, where: str, positive: bool = True):
     value = table[key]
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and not isinstance(value, int)):
-        raise ConfigError(f"{where}: verify.{key} must be {'an integer' if kind is int else 'a number'}, got {value!r}")
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or (kind is int and not isinstance(value, int))
+    ):
+        raise ConfigError(
+            f"{where}: verify.{key} must be {'an integer' if kind is int else 'a number'}, got {value!r}"
+        )
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"{where}: verify.{key} must be a finite number, got {value!r}")
     if positive and value <= 0:
         raise ConfigError(f"{where}: verify.{key} must be positive, got {value!r}")
     return kind(value)
@@ -99,13 +137,22 @@ def options_from_table(table: dict, root: Path, where: str = "configuration") ->
             setattr(options, key, _number(table, key, float, where, positive=False))
             if getattr(options, key) < 0:
                 raise ConfigError(f"{where}: verify.{key} must not be negative")
+    if "memory" in table:
+        memory = _number(table, "memory", int, where, positive=False)
+        if memory < 0:
+            raise ConfigError(f"{where}: verify.memory must not be negative")
+        options.memory_limit = memory * 2**20
     inputs = table.get("inputs", {})
     if not isinstance(inputs, dict):
-        raise ConfigError(f"{where}: verify.inputs must be a table of \"module:function\" = \"module:factory\"")
+        raise ConfigError(
+            f'{where}: verify.inputs must be a table of "module:function" = "module:factory"'
+        )
     for target, factory in inputs.items():
         if not _TARGET.match(target):
             raise ConfigError(f"{where}: verify.inputs: '{target}' is not module:function")
         if not isinstance(factory, str) or not _FACTORY.match(factory):
-            raise ConfigError(f"{where}: verify.inputs.\"{target}\": expected \"module:function\", got {factory!r}")
+            raise ConfigError(
+                f'{where}: verify.inputs."{target}": expected "module:function", got {factory!r}'
+            )
         options.inputs[normalise_target(target)] = factory
     return options

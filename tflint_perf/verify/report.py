@@ -6,11 +6,16 @@ import html
 import math
 from typing import IO, List, Optional, Sequence
 
-from tflint_perf.rule import Finding
+from tflint_perf.engine.rule import Finding
 
 COLORS = {
-    "verified": "#2e7d32", "fixed": "#2e7d32", "no-speedup": "#9e9e9e", "reproduced": "#ef6c00",
-    "mismatch": "#c62828", "failed": "#c62828", "unverified": "#757575",
+    "verified": "#2e7d32",
+    "fixed": "#2e7d32",
+    "no-speedup": "#9e9e9e",
+    "reproduced": "#ef6c00",
+    "mismatch": "#c62828",
+    "failed": "#c62828",
+    "unverified": "#757575",
 }
 
 
@@ -54,6 +59,33 @@ def header(session) -> str:
     return "Verify (" + ", ".join(parts) + ")"
 
 
+def _details(v: dict) -> str:
+    """First call, pairs, equality (what and how), peak memory, rewrite: `` [a; b; c]``."""
+    details = []
+    if v.get("first_call_s"):
+        first = v["first_call_s"]
+        details.append(
+            f"first call {seconds(first.get('baseline'))} -> {seconds(first.get('fixed'))}"
+        )
+    if v.get("repeats"):
+        details.append(f"{v['repeats']} timed pairs")
+    if v.get("equal") is not None:
+        tol = v.get("tolerance") or {}
+        what = ""
+        if v.get("compared_variables"):
+            what = f"results and {v['compared_variables']} variables after each run; "
+        details.append(
+            ("equal" if v["equal"] else "NOT equal")
+            + f" ({what}numpy.allclose rtol={tol.get('rtol')}, atol={tol.get('atol')})"
+        )
+    if v.get("peak_memory_bytes"):
+        peak = v["peak_memory_bytes"]
+        details.append(f"peak GPU memory {_mib(peak.get('baseline'))} -> {_mib(peak.get('fixed'))}")
+    if v.get("variant") == "rewrite":
+        details.append("measured against a verification-only rewrite")
+    return f" [{'; '.join(details)}]" if details else ""
+
+
 def write_table(findings: Sequence[Finding], out: IO[str], session=None) -> None:
     rows = verified_findings(findings)
     if not rows:
@@ -62,38 +94,58 @@ def write_table(findings: Sequence[Finding], out: IO[str], session=None) -> None
     table = [("location", "code", "device", "baseline", "fixed", "speedup (IQR)", "verdict")]
     for f in rows:
         v = f.extra["verify"]
-        table.append((_location(f), f.code, _device_short(v), seconds(v.get("baseline_s")), seconds(v.get("fixed_s")),
-                      speedup_text(v), v.get("status", "?")))
+        table.append(
+            (
+                _location(f),
+                f.code,
+                _device_short(v),
+                seconds(v.get("baseline_s")),
+                seconds(v.get("fixed_s")),
+                speedup_text(v),
+                v.get("status", "?"),
+            )
+        )
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     for row in table:
         out.write("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() + "\n")
+    counts: dict = {}
     for f in rows:
         v = f.extra["verify"]
-        details = []
-        if v.get("first_call_s"):
-            first = v["first_call_s"]
-            details.append(f"first call {seconds(first.get('baseline'))} -> {seconds(first.get('fixed'))}")
-        if v.get("repeats"):
-            details.append(f"{v['repeats']} timed pairs")
-        if v.get("equal") is not None:
-            tol = v.get("tolerance") or {}
-            details.append(("equal" if v["equal"] else "NOT equal") + f" (numpy.allclose rtol={tol.get('rtol')}, atol={tol.get('atol')})")
-        if v.get("peak_memory_bytes"):
-            peak = v["peak_memory_bytes"]
-            details.append(f"peak GPU memory {_mib(peak.get('baseline'))} -> {_mib(peak.get('fixed'))}")
-        if v.get("variant") == "rewrite":
-            details.append("measured against a verification-only rewrite")
-        detail = f" [{'; '.join(details)}]" if details else ""
-        out.write(f"  {_location(f)} {f.code} {v.get('status')}: {v.get('reason') or ''}{detail}\n")
-    counts = {}
-    for f in rows:
-        status = f.extra["verify"].get("status")
-        counts[status] = counts.get(status, 0) + 1
+        out.write(
+            f"  {_location(f)} {f.code} {v.get('status')}: {v.get('reason') or ''}{_details(v)}\n"
+        )
+        counts[v.get("status")] = counts.get(v.get("status"), 0) + 1
     out.write("Verdicts: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) + ".\n")
 
 
 def _mib(value) -> str:
     return "-" if value is None else f"{value / 2**20:.1f} MiB"
+
+
+def _html_row(f: Finding) -> str:
+    v = f.extra["verify"]
+    first = v.get("first_call_s") or {}
+    equal = {True: "yes", False: "NO", None: "-"}[v.get("equal")]
+    color = COLORS.get(v.get("status"), "#333")
+    cells = [
+        ("", _location(f)),
+        ("", f.code),
+        ("", _device_short(v)),
+        (" class=num", seconds(v.get("baseline_s"))),
+        (" class=num", seconds(v.get("fixed_s"))),
+        (" class=num", speedup_text(v)),
+        (
+            " class=num",
+            f"{seconds(first.get('baseline'))} / {seconds(first.get('fixed'))}" if first else "-",
+        ),
+        ("", equal),
+    ]
+    return (
+        "<tr>"
+        + "".join(f"<td{cls}>{html.escape(str(cell))}</td>" for cls, cell in cells)
+        + f'<td style="color:{color};font-weight:bold">{html.escape(v.get("status", ""))}</td>'
+        + f"<td class=reason>{html.escape(v.get('reason') or '')}</td></tr>"
+    )
 
 
 def write_html(findings: Sequence[Finding], path: str, session=None) -> None:
@@ -112,28 +164,12 @@ def write_html(findings: Sequence[Finding], path: str, session=None) -> None:
         "<table><tr><th>location</th><th>code</th><th>device</th><th>baseline</th><th>fixed</th>"
         "<th>speedup (IQR)</th><th>first call (baseline / fixed)</th><th>equal</th><th>verdict</th><th>reason</th></tr>",
     ]
-    for f in rows:
-        v = f.extra["verify"]
-        first = v.get("first_call_s") or {}
-        equal = {True: "yes", False: "NO", None: "-"}[v.get("equal")]
-        color = COLORS.get(v.get("status"), "#333")
-        parts.append(
-            "<tr>" + "".join(
-                f"<td{cls}>{html.escape(str(cell))}</td>"
-                for cls, cell in [
-                    ("", _location(f)), ("", f.code), ("", _device_short(v)),
-                    (" class=num", seconds(v.get("baseline_s"))), (" class=num", seconds(v.get("fixed_s"))),
-                    (" class=num", speedup_text(v)),
-                    (" class=num", f"{seconds(first.get('baseline'))} / {seconds(first.get('fixed'))}" if first else "-"),
-                    ("", equal),
-                ]
-            )
-            + f"<td style=\"color:{color};font-weight:bold\">{html.escape(v.get('status', ''))}</td>"
-            + f"<td class=reason>{html.escape(v.get('reason') or '')}</td></tr>"
-        )
-    parts.append("</table><p class=reason>Each finding's code and its fix ran in a fresh worker process; "
-                 "baseline and fixed alternate after a warm-up run; medians shown, the spread is the interquartile range of "
-                 "per-pair speedups.</p></body></html>\n")
+    parts += [_html_row(f) for f in rows]
+    parts.append(
+        "</table><p class=reason>Each finding's code and its fix ran in a fresh worker process; "
+        "baseline and fixed alternate after a warm-up run; medians shown, the spread is the interquartile range of "
+        "per-pair speedups.</p></body></html>\n"
+    )
     with open(path, "w", encoding="utf-8") as handle:
         handle.write("\n".join(parts))
 
@@ -153,8 +189,10 @@ def _svg(rows: Sequence[Finding]) -> str:
         return label_w + bar_w * (math.log10(value) - math.log10(bottom)) / span
 
     height = row_h * len(timed) + 30
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_w + bar_w + 120}" height="{height}" role="img" '
-           'aria-label="speedup per finding (log scale)">']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_w + bar_w + 120}" height="{height}" role="img" '
+        'aria-label="speedup per finding (log scale)">'
+    ]
     one = x(1.0)
     for i, f in enumerate(timed):
         v = f.extra["verify"]
@@ -162,13 +200,25 @@ def _svg(rows: Sequence[Finding]) -> str:
         start, end = sorted((one, x(v["speedup"])))
         color = COLORS.get(v.get("status"), "#333")
         label = html.escape(f"{f.code} {f.path.rsplit('/', 1)[-1]}:{f.line}")
-        out.append(f'<text x="{label_w - 6}" y="{y + 15}" text-anchor="end" font-size="12">{label}</text>')
-        out.append(f'<rect x="{start:.1f}" y="{y}" width="{max(end - start, 1):.1f}" height="{row_h - 8}" fill="{color}"/>')
+        out.append(
+            f'<text x="{label_w - 6}" y="{y + 15}" text-anchor="end" font-size="12">{label}</text>'
+        )
+        out.append(
+            f'<rect x="{start:.1f}" y="{y}" width="{max(end - start, 1):.1f}" height="{row_h - 8}" fill="{color}"/>'
+        )
         low, high = v.get("spread") or (v["speedup"], v["speedup"])
-        out.append(f'<line x1="{x(low):.1f}" x2="{x(high):.1f}" y1="{y + 8}" y2="{y + 8}" stroke="#000" stroke-width="1"/>')
-        out.append(f'<text x="{max(end, one) + 6:.1f}" y="{y + 15}" font-size="12">{v["speedup"]:.2f}x {html.escape(v.get("status", ""))}</text>')
+        out.append(
+            f'<line x1="{x(low):.1f}" x2="{x(high):.1f}" y1="{y + 8}" y2="{y + 8}" stroke="#000" stroke-width="1"/>'
+        )
+        out.append(
+            f'<text x="{max(end, one) + 6:.1f}" y="{y + 15}" font-size="12">{v["speedup"]:.2f}x {html.escape(v.get("status", ""))}</text>'
+        )
     axis_y = row_h * len(timed) + 8
-    out.append(f'<line x1="{one:.1f}" x2="{one:.1f}" y1="0" y2="{axis_y}" stroke="#333" stroke-dasharray="3,3"/>')
-    out.append(f'<text x="{one:.1f}" y="{axis_y + 16}" text-anchor="middle" font-size="11">1x (log scale)</text>')
+    out.append(
+        f'<line x1="{one:.1f}" x2="{one:.1f}" y1="0" y2="{axis_y}" stroke="#333" stroke-dasharray="3,3"/>'
+    )
+    out.append(
+        f'<text x="{one:.1f}" y="{axis_y + 16}" text-anchor="middle" font-size="11">1x (log scale)</text>'
+    )
     out.append("</svg>")
     return "\n".join(out)

@@ -6,10 +6,10 @@ import sys
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-from tflint_perf.rule import Finding
-from tflint_perf.verify import orchestrate
+from tflint_perf.engine.rule import Finding
+from tflint_perf.verify import orchestrate, verdicts
 from tflint_perf.verify.options import VerifyOptions
-from tflint_perf.verify.plan import NEEDS_GPU_RULES, plan_file, unverified
+from tflint_perf.verify.plan import plan_file, unverified
 
 
 @dataclass
@@ -18,6 +18,17 @@ class Session:
     device_info: dict = field(default_factory=dict)
     tf_version: str = ""
     message: str = ""  # said once (missing TensorFlow)
+    device_final: bool = False  # device_info comes from a worker that loaded TensorFlow
+
+    def hello(self, message: dict) -> None:
+        """A worker started: its device facts (with TensorFlow loaded) replace the probe's."""
+        if self.device_final or not message.get("device"):
+            return
+        self.device_info = message["device"]
+        self.device = self.device_info.get("description", "unknown device")
+        self.tf_version = message.get("tf_version", self.tf_version)
+        self.device_final = bool(message.get("loaded"))
+
     findings: List[Finding] = field(default_factory=list)
 
 
@@ -27,14 +38,20 @@ class Progress:
     def __init__(self, total: int, enabled: bool, stream=None) -> None:
         self.total, self.done = total, 0
         self.stream = stream or sys.stderr
-        self.enabled = enabled and total > 0 and hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.enabled = (
+            enabled and total > 0 and hasattr(self.stream, "isatty") and self.stream.isatty()
+        )
 
     def show(self, label: str = "") -> None:
         if not self.enabled:
             return
         width = 24
         filled = int(width * self.done / self.total)
-        self.stream.write(f"\r\033[Kverifying [{'#' * filled}{' ' * (width - filled)}] {self.done}/{self.total} {label}"[:160])
+        self.stream.write(
+            f"\r\033[Kverifying [{'#' * filled}{' ' * (width - filled)}] {self.done}/{self.total} {label}"[
+                :160
+            ]
+        )
         self.stream.flush()
 
     def step(self, label: str = "") -> None:
@@ -47,85 +64,110 @@ class Progress:
             self.stream.flush()
 
 
-def _attach(finding: Finding, outcome: dict, device: str) -> None:
+def _attach(finding: Finding, outcome: dict, session: "Session") -> None:
     outcome = dict(outcome)
-    outcome.setdefault("device", device)
+    outcome.setdefault("device", session.device or "none")
     for key in ("baseline_s", "fixed_s", "speedup", "spread", "first_call_s", "equal"):
         outcome.setdefault(key, None)
     outcome.setdefault("repeats", 0)
     outcome.setdefault("reason", "")
+    if session.device_info:
+        outcome["device_facts"] = session.device_info
     finding.extra["verify"] = outcome
 
 
-def verify(files: List[Tuple[str, Optional[str], List[Finding]]], options: VerifyOptions, rules: Dict[str, type],
-           stderr=None) -> Session:
+def _no_tensorflow(session: Session, hello: dict, options: VerifyOptions, stderr) -> None:
+    error = hello.get("error", "unknown error")
+    session.message = orchestrate.INSTALL_HINT.format(python=options.python, error=error)
+    stderr.write(f"tflint-perf: {session.message}\n")
+    described = session.device_info.get("description")
+    session.device = described or "none (TensorFlow is not importable; nothing was run)"
+    for finding in session.findings:
+        reason = f"TensorFlow is not importable by {options.python}: {error}"
+        _attach(finding, unverified(reason), session)
+
+
+def verify(
+    files: List[Tuple[str, Optional[str], List[Finding]]],
+    options: VerifyOptions,
+    rules: Dict[str, type],
+    stderr=None,
+) -> Session:
     """Verify every finding of ``files`` ((path, source or None, findings)); never raises for user code."""
     stderr = stderr or sys.stderr
     session = Session()
-    all_findings = [f for _, _, findings in files for f in findings]
-    session.findings = all_findings
-    if not all_findings:
+    session.findings = [f for _, _, findings in files for f in findings]
+    if not session.findings:
         return session
     hello = orchestrate.probe(options)
+    session.device_info = hello.get("device") or {}
     if not hello.get("ok"):
-        error = hello.get("error", "unknown error")
-        session.message = orchestrate.INSTALL_HINT.format(python=options.python, error=error)
-        stderr.write(f"tflint-perf: {session.message}\n")
-        session.device = "none (TensorFlow is not importable; nothing was run)"
-        for finding in all_findings:
-            _attach(finding, unverified(f"TensorFlow is not importable by {options.python}: {error}"), "none")
+        _no_tensorflow(session, hello, options, stderr)
         return session
-    session.device_info = hello.get("device", {})
     session.device = session.device_info.get("description", "unknown device")
-    session.tf_version = hello.get("tf_version", "")
-    device = session.device
-    on_gpu = session.device_info.get("kind") == "GPU"
-
-    progress = Progress(len(all_findings), options.progress, stderr)
+    progress = Progress(len(session.findings), options.progress, stderr)
     next_id = 0
     for path, source, findings in files:
-        first_id = next_id
+        by_id = {next_id + i: f for i, f in enumerate(findings)}
+        _verify_file(session, path, source, by_id, next_id, options, rules, progress)
         next_id += len(findings)
-        by_id = {first_id + i: f for i, f in enumerate(findings)}
-        if source is None:
-            for finding in findings:
-                _attach(finding, unverified("the source could not be read (or came from stdin)"), device)
-                progress.step()
-            continue
-        jobs, outcomes = plan_file(path, source, findings, first_id, options, rules)
-        for job_id, outcome in outcomes.items():
-            _attach(by_id[job_id], outcome, device)
-            progress.step(f"{path}:{by_id[job_id].line} {by_id[job_id].code}")
-
-        timing = [j for j in jobs if j["mode"] in ("module", "function")]
-        if timing:
-            def done(job_id, raw):
-                finding = by_id[job_id]
-                _attach(finding, orchestrate.timing_verdict(raw, device), device)
-                progress.step(f"{path}:{finding.line} {finding.code}")
-
-            progress.show(f"{path} (importing TensorFlow)")
-            raws = orchestrate.run_jobs(path, source, timing, options, on_result=done)
-            for job in timing:  # anything the callbacks did not see
-                if "verify" not in by_id[job["id"]].extra:
-                    done(job["id"], raws.get(job["id"], {"status": "failed", "reason": "no result"}))
-
-        for job in (j for j in jobs if j["mode"] == "failure"):
-            finding = by_id[job["id"]]
-            if job["code"] in NEEDS_GPU_RULES and not on_gpu:
-                outcome = unverified(
-                    f"needs a GPU: {job['code']} is about GPU environment settings that TensorFlow reads when it "
-                    f"initialises; on this CPU-only machine there is nothing to observe, so neither the original nor the fix was run"
-                )
-            else:
-                progress.show(f"{path}:{finding.line} {finding.code} (original)")
-                original = orchestrate.run_jobs(path, source, [job], options, failure="original").get(job["id"], {})
-                fixed = None
-                if job.get("fixed_source") is not None:
-                    progress.show(f"{path}:{finding.line} {finding.code} (fixed)")
-                    fixed = orchestrate.run_jobs(path, source, [job], options, failure="fixed").get(job["id"], {})
-                outcome = orchestrate.failure_verdict(job, original, fixed, session.device_info)
-            _attach(finding, outcome, device)
-            progress.step(f"{path}:{finding.line} {finding.code}")
     progress.close()
     return session
+
+
+def _verify_file(session, path, source, by_id, first_id, options, rules, progress) -> None:
+    if source is None:
+        for finding in by_id.values():
+            _attach(
+                finding, unverified("the source could not be read (or came from stdin)"), session
+            )
+            progress.step()
+        return
+    jobs, outcomes = plan_file(path, source, list(by_id.values()), first_id, options, rules)
+    for job_id, outcome in outcomes.items():
+        _attach(by_id[job_id], outcome, session)
+        progress.step(f"{path}:{by_id[job_id].line} {by_id[job_id].code}")
+    timing = [j for j in jobs if j["mode"] in ("module", "function")]
+    if timing:
+        variants = {j["id"]: j.get("variant") for j in timing}
+
+        def done(job_id, raw):
+            finding = by_id[job_id]
+            outcome = verdicts.timing_verdict(raw, session.device)
+            outcome["variant"] = variants[job_id]
+            _attach(finding, outcome, session)
+            progress.step(f"{path}:{finding.line} {finding.code}")
+
+        progress.show(f"{path} (importing TensorFlow)")
+        raws = orchestrate.run_jobs(
+            path, source, timing, options, on_result=done, on_hello=session.hello
+        )
+        for job in timing:  # anything the callbacks did not see
+            if "verify" not in by_id[job["id"]].extra:
+                done(job["id"], raws.get(job["id"], {"status": "failed", "reason": "no result"}))
+    for job in (j for j in jobs if j["mode"] == "failure"):
+        finding = by_id[job["id"]]
+        _attach(finding, _failure(session, path, source, job, finding, options, progress), session)
+        progress.step(f"{path}:{finding.line} {finding.code}")
+
+
+def _failure(session, path, source, job, finding, options, progress) -> dict:
+    info = session.device_info
+    no_gpu = info.get("kind") != "GPU" if session.device_final else not info.get("gpus")
+    if job.get("needs_gpu") and no_gpu:
+        return unverified(
+            f"needs a GPU: {finding.code} is about GPU settings that TensorFlow reads when it "
+            f"initialises; on this machine TensorFlow uses no GPU ({session.device_info.get('cpu_reason') or 'CPU only'}), "
+            "so there is nothing to observe and neither the original nor the fix was run"
+        )
+    progress.show(f"{path}:{finding.line} {finding.code} (original)")
+    original = orchestrate.run_jobs(
+        path, source, [job], options, failure="original", on_hello=session.hello
+    )
+    fixed = None
+    if job.get("fixed_source") is not None:
+        progress.show(f"{path}:{finding.line} {finding.code} (fixed)")
+        fixed = orchestrate.run_jobs(path, source, [job], options, failure="fixed").get(
+            job["id"], {}
+        )
+    return verdicts.failure_verdict(job, original.get(job["id"], {}), fixed, session.device_info)

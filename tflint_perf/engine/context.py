@@ -1,0 +1,176 @@
+"""What a rule sees of one file: the tree, import aliases, parents, positions.
+
+Positions come from LibCST's PositionProvider, computed lazily: only files
+where some rule reports (or builds a fix) pay for them.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Dict, Iterator, List, Mapping, Optional
+
+from tflint_perf.engine import cst
+from tflint_perf.engine.cells import Cells
+from tflint_perf.engine.names import ImportTable
+from tflint_perf.engine.rule import Edit, Finding, Fix
+
+if TYPE_CHECKING:
+    from libcst.metadata import CodeRange
+
+
+class FileContext:
+    def __init__(
+        self, path: str, source: str, module: cst.Module, cells: Optional[Cells] = None
+    ) -> None:
+        self.path = path
+        self.source = source
+        self.module = module
+        self.cells = cells  # a notebook's cells: messages name "cell N, line M"
+        self.imports = ImportTable.from_module(module)
+        self.parents: Dict[cst.CSTNode, cst.CSTNode] = {}  # filled by the walk
+        self.by_type: dict = {}  # node class -> its nodes in source order, filled by the walk
+        self.ancestors: List[cst.CSTNode] = []  # chain above the visited node
+        self.findings: List[Finding] = []
+        self._positions: Optional[Mapping[cst.CSTNode, CodeRange]] = None
+        self._line_starts: Optional[List[int]] = None
+        self._shared: dict = {}
+
+    def shared(self, factory):
+        """One ``factory(ctx)`` per file, shared by the rules that need it.
+
+        For analyses such as ``TfFunctions`` or ``InitModel``; call it from
+        ``finish()`` or a hook (parents are complete only after the walk).
+        """
+        if factory not in self._shared:
+            self._shared[factory] = factory(self)
+        return self._shared[factory]
+
+    # -- names ----------------------------------------------------------
+    def qualname(self, expr: cst.BaseExpression) -> Optional[str]:
+        """Canonical qualified name of an imported name (``tensorflow.constant``)."""
+        return self.imports.qualname(expr)
+
+    def call_name(self, node: cst.CSTNode) -> Optional[str]:
+        """Qualified name of the function a Call calls, else None."""
+        if isinstance(node, cst.Call):
+            return self.imports.qualname(node.func)
+        return None
+
+    # -- tree -----------------------------------------------------------
+    def nodes(self, node_type: type) -> List[cst.CSTNode]:
+        """Every node of exactly this LibCST class in the file, in source order.
+
+        Recorded by the one walk, so module-wide scans in ``finish()`` cost
+        nothing extra (complete only after the walk).
+        """
+        return self.by_type.get(node_type, [])
+
+    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        return self.parents.get(node)
+
+    def ancestors_of(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        """Parents of ``node``, nearest first (valid after the walk reached it)."""
+        above = self.parents.get(node)
+        while above is not None:
+            yield above
+            above = self.parents.get(above)
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    # -- positions ------------------------------------------------------
+    def position(self, node: cst.CSTNode) -> CodeRange:
+        """CodeRange of ``node``: 1-based lines, 0-based columns."""
+        if self._positions is None:
+            self._positions = positions_of(self.module)
+        return self._positions[node]
+
+    def line_start(self, line: int) -> int:
+        """Offset of the first character of 1-based ``line`` in the source."""
+        if self._line_starts is None:
+            starts = [0]
+            for index, char in enumerate(self.source):
+                if char == "\n":
+                    starts.append(index + 1)
+            self._line_starts = starts
+        if line - 1 < len(self._line_starts):
+            return self._line_starts[line - 1]
+        return len(self.source)
+
+    def line_ref(self, line: int) -> str:
+        """How a message names a line of this file: ``line 12``, or in a
+        notebook ``cell 3, line 4`` (what Jupyter shows)."""
+        if self.cells is None:
+            return f"line {line}"
+        return self.cells.line_ref(line)
+
+    def line_text(self, line: int) -> str:
+        start = self.line_start(line)
+        end = self.source.find("\n", start)
+        return self.source[start : end if end >= 0 else len(self.source)]
+
+    # -- fixes ----------------------------------------------------------
+    def replace(self, node: cst.CSTNode, new) -> Edit:
+        """An edit replacing ``node`` with ``new`` (code text or a node)."""
+        rng = self.position(node)
+        content = new if isinstance(new, str) else self.module.code_for_node(new)
+        return Edit(rng.start.line, rng.start.column, rng.end.line, rng.end.column, content)
+
+    def statement_lines(self, first: cst.CSTNode, last: Optional[cst.CSTNode] = None):
+        """Whole source lines spanned by statements ``first``..``last``: (start, end) lines."""
+        start = self.position(first).start.line
+        end_pos = self.position(last or first).end
+        # A statement's range ends after its last token; an IndentedBlock
+        # ends at the start of the next line.
+        end = end_pos.line - 1 if end_pos.column == 0 else end_pos.line
+        return start, end
+
+    def lines_text(self, start: int, end: int) -> str:
+        """Text of lines ``start``..``end`` (1-based, inclusive) with newlines."""
+        return self.source[self.line_start(start) : self.line_start(end + 1)]
+
+    def delete_lines(self, start: int, end: int) -> Edit:
+        return Edit(start, 0, end + 1, 0, "")
+
+    def insert_lines(self, before_line: int, text: str) -> Edit:
+        if text and not text.endswith("\n"):
+            text += "\n"
+        return Edit(before_line, 0, before_line, 0, text)
+
+    def indentation(self, stmt: cst.CSTNode) -> str:
+        line = self.line_text(self.position(stmt).start.line)
+        return line[: len(line) - len(line.lstrip())]
+
+    # -- findings -------------------------------------------------------
+    def add_finding(self, rule, node: cst.CSTNode, message: str, fix: Optional[Fix]) -> None:
+        rng = self.position(node)
+        self.findings.append(
+            Finding(
+                path=self.path,
+                line=rng.start.line,
+                column=rng.start.column + 1,
+                end_line=rng.end.line,
+                end_column=rng.end.column + 1,
+                code=rule.code,
+                name=rule.name,
+                message=message,
+                fix=fix,
+            )
+        )
+
+
+def positions_of(module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
+    """Every node's CodeRange (LibCST's PositionProvider, public API).
+
+    Only files with a finding pay for it. LibCST computes positions by
+    generating code, recursively: one level of nesting costs a few frames,
+    so deep expressions that CPython itself compiles need a higher limit.
+    """
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))
+    try:
+        return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    finally:
+        sys.setrecursionlimit(limit)

@@ -1,0 +1,234 @@
+"""Lint one source text: parse once, walk once, every enabled rule."""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import List, Optional, Pattern, Sequence, Type
+
+from tflint_perf.engine import cst, noqa
+from tflint_perf.engine.cells import PERCENT_MARKER, Cells, compile_error
+from tflint_perf.engine.context import FileContext
+from tflint_perf.engine.fixes import applicable, apply_edits, choose_fixes
+from tflint_perf.engine.rule import SYNTAX_CODE, SYNTAX_NAME, Finding, Fix, Rule
+from tflint_perf.engine.screen import Facts, ast_tree
+from tflint_perf.engine.walk import dispatch_tables, walk
+
+MAX_FIX_PASSES = 10
+
+# Rules only apply to modules that use one of these.
+_USES_FRAMEWORK = re.compile(r"\b(tensorflow|keras|tf_keras|numpy)\b")
+
+
+def syntax_finding(path: str, line: int, column: int, reason: str) -> Finding:
+    return Finding(path, line, column, line, column, SYNTAX_CODE, SYNTAX_NAME, reason)
+
+
+@dataclass
+class Parsed:
+    """A module as the rules see it, and the syntax errors found on the way.
+
+    ``module`` is None when nothing could be parsed. In a module made of
+    cells, a cell that does not parse is reported and left blank, and the
+    rest is parsed (``source`` is then that blanked text, same lines).
+    """
+
+    module: Optional[cst.Module]
+    source: str
+    errors: List[Finding]
+    cells: Optional[Cells] = None
+
+
+def find_cells(source: str, path: str, marker: Optional[Pattern]) -> Optional[Cells]:
+    if marker is not None:
+        return Cells.find(source, marker, in_notebook=True)
+    if path.endswith(".py"):
+        return Cells.find(source, PERCENT_MARKER, in_notebook=False)
+    return None
+
+
+def _syntax_errors(source: str, path: str, cells: Optional[Cells]):
+    """Findings for what does not compile, and the cells to blank (by index).
+
+    Positions come from CPython's own compiler: what ``python`` says.
+    """
+    if cells is not None:
+        broken = cells.broken(source)
+        if broken:
+            return [syntax_finding(path, line, col, msg) for _, line, col, msg in broken], [
+                k for k, *_ in broken
+            ]
+    error = compile_error(source)
+    if error is None:
+        return [], []
+    return [syntax_finding(path, *error)], None
+
+
+def check_syntax(source: str, path: str, cell_marker: Optional[Pattern] = None) -> List[Finding]:
+    """For files no rule needs to parse: CPython's parser is ten times faster."""
+    if compile_error(source) is None:
+        return []
+    return _syntax_errors(source, path, find_cells(source, path, cell_marker))[0]
+
+
+def parse(source: str, path: str, cell_marker: Optional[Pattern] = None) -> Parsed:
+    """Parse with LibCST; on failure, report where CPython says and recover cells."""
+    module, libcst_error = _libcst_parse(source, path)
+    if module is not None:
+        cells = find_cells(source, path, cell_marker) if cell_marker is not None else None
+        return Parsed(module, source, [], cells)
+    cells = find_cells(source, path, cell_marker)
+    errors, blanked = _syntax_errors(source, path, cells)
+    if not errors:  # CPython accepts it, LibCST does not (a grammar gap): LibCST's word
+        errors = [libcst_error]
+    if not blanked or cells is None:
+        return Parsed(None, source, errors, cells)
+    kept = cells.blank(source, blanked)
+    module, _ = _libcst_parse(kept, path)
+    return Parsed(module, kept, errors, cells)
+
+
+def _libcst_parse(source: str, path: str):
+    try:
+        return cst.parse_module(source), None
+    except cst.ParserSyntaxError as exc:
+        reason = f"SyntaxError: {exc.message}"
+        return None, syntax_finding(path, exc.raw_line, exc.raw_column + 1, reason)
+    except (RecursionError, MemoryError) as exc:  # pathological nesting
+        return None, syntax_finding(path, 1, 1, f"cannot parse: {type(exc).__name__}")
+
+
+def active_rules(source: str, rule_classes: Sequence[Type[Rule]]) -> List[Type[Rule]]:
+    """The rules whose cheap text pre-check matches this source."""
+    if not _USES_FRAMEWORK.search(source):
+        return []
+    return [r for r in rule_classes if not r.triggers or any(t in source for t in r.triggers)]
+
+
+def lint_source(
+    source: str,
+    path: str,
+    rule_classes: Sequence[Type[Rule]],
+    cell_marker: Optional[Pattern] = None,
+    tree: Optional[ast.Module] = None,
+    screen: bool = True,
+) -> List[Finding]:
+    """Findings for one module, noqa applied, sorted by position.
+
+    ``cell_marker`` matches the line before each cell of a joined notebook;
+    scripts with ``# %%`` markers are split into cells on their own.
+    ``tree`` is the module's ``ast`` tree when the caller has one (flake8);
+    ``screen=False`` skips the rules' screens (to test that they lose nothing).
+    """
+    if noqa.file_is_exempt(source):
+        return []
+    rules = active_rules(source, rule_classes)
+    if rules and screen:
+        passing = screened(source, rules, tree)
+        if passing is None:
+            return []  # parses, and no rule can report here: LibCST not needed
+        rules = passing
+    if not rules:
+        return _located(check_syntax(source, path, cell_marker), source, path, cell_marker)
+    parsed = parse(source, path, cell_marker)
+    findings = list(parsed.errors)
+    if parsed.module is not None:
+        findings += _run_rules(parsed, path, rules)
+    noqa_lines = noqa.NoqaLines(source)
+    kept = [f for f in findings if not noqa_lines.suppresses(f.code, f.line)]
+    if parsed.cells is not None and parsed.cells.in_notebook:
+        for f in kept:
+            _add_cell(f, parsed.cells)
+    return sorted(kept, key=Finding.sort_key)
+
+
+def screened(
+    source: str, rules: List[Type[Rule]], tree: Optional[ast.Module]
+) -> Optional[List[Type[Rule]]]:
+    """The rules whose screen passes (None: the module parses and none does).
+
+    A module CPython cannot parse goes on to the full parse, which reports
+    where, and recovers cells."""
+    tree = tree if tree is not None else ast_tree(source)
+    if tree is None:
+        return rules
+    facts = Facts(source, tree)
+    kept = [r for r in rules if r.screen(facts)]
+    return kept or None
+
+
+def _run_rules(parsed: Parsed, path: str, rules: List[Type[Rule]]) -> List[Finding]:
+    assert parsed.module is not None, "lint_source runs the rules only on a parsed module"
+    ctx = FileContext(path, parsed.source, parsed.module, parsed.cells)
+    if not (ctx.imports.uses_tensorflow or ctx.imports.uses_numpy):
+        return []
+    instances = [rule_class(ctx) for rule_class in rules]
+    visits, leaves = dispatch_tables(instances)
+    walk(parsed.module, visits, leaves, ctx.parents, ctx.ancestors, ctx.by_type)
+    for rule in instances:
+        rule.finish()
+    return ctx.findings
+
+
+def _located(findings: List[Finding], source: str, path: str, marker) -> List[Finding]:
+    cells = find_cells(source, path, marker) if findings and marker is not None else None
+    for f in findings:
+        if cells is not None:
+            _add_cell(f, cells)
+    return findings
+
+
+def _add_cell(finding: Finding, cells: Cells) -> None:
+    """Notebook findings carry their cell and the lines in it as data."""
+    cell, line = cells.locate(finding.line)
+    end_cell, end_line = cells.locate(finding.end_line)
+    finding.extra["cell"] = cell
+    finding.extra["cell_line"] = line
+    finding.extra["cell_end_line"] = end_line if end_cell == cell and end_line >= line else line
+
+
+@dataclass
+class FixResult:
+    source: str
+    fixed: int = 0
+    findings: List[Finding] = field(default_factory=list)
+    error: Optional[str] = None
+
+
+def fix_source(
+    source: str,
+    path: str,
+    rule_classes: Sequence[Type[Rule]],
+    unsafe: bool,
+    cell_marker: Optional[Pattern] = None,
+) -> FixResult:
+    """Apply fixes until none is left to apply; the remaining findings.
+
+    Each round applies the fixes that do not overlap; a fix whose result
+    would not parse (or, in a module with a broken cell, would break one
+    more) is dropped (and said), never written.
+    """
+    fixed = 0
+    error = None
+    findings = lint_source(source, path, rule_classes, cell_marker)
+    broken = sum(1 for f in findings if f.code == SYNTAX_CODE)
+    for _ in range(MAX_FIX_PASSES):
+        fixes = _applicable_fixes(findings, unsafe)
+        if not fixes:
+            break
+        chosen = choose_fixes(source, fixes)
+        candidate = apply_edits(source, [e for fix in chosen for e in fix.edits])
+        after = parse(candidate, path, cell_marker)
+        if after.module is None or len(after.errors) > broken:
+            reason = after.errors[0].message if after.errors else "no module"
+            error = f"a fix produced code that does not parse ({reason}); left unfixed"
+            break
+        source = candidate
+        fixed += len(chosen)
+        findings = lint_source(source, path, rule_classes, cell_marker)
+    return FixResult(source, fixed, findings, error)
+
+
+def _applicable_fixes(findings: List[Finding], unsafe: bool) -> List[Fix]:
+    return [f.fix for f in findings if f.fix is not None and applicable(f, unsafe)]

@@ -1,0 +1,185 @@
+"""Light import-alias resolution: qualified names without scope analysis.
+
+Full LibCST scope/qualified-name metadata costs about ten times the parse.
+Rules only need to know what ``tf.config.set_visible_devices`` or
+``layers.Dense`` refer to, which the module's import statements tell. Every
+import in the file (module level, in functions, under ``try``) binds its
+alias for the whole file; shadowing by local assignment is ignored.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from tflint_perf.engine import cst
+
+# Spellings of the same API, mapped to one canonical prefix so rules compare
+# a single name. Longest prefixes first.
+_CANONICAL_PREFIXES = (
+    ("tensorflow.compat.v1.keras.", "keras."),
+    ("tensorflow.compat.v2.keras.", "keras."),
+    ("tensorflow.python.keras.", "keras."),
+    ("tensorflow.keras.", "keras."),
+    ("tensorflow.compat.v1.", "tensorflow."),
+    ("tensorflow.compat.v2.", "tensorflow."),
+    ("tf_keras.src.", "keras."),
+    ("tf_keras.", "keras."),
+    ("keras.src.", "keras."),
+    ("keras.api.", "keras."),
+)
+_CANONICAL_EXACT = {
+    "tensorflow.keras": "keras",
+    "tensorflow.python.keras": "keras",
+    "tensorflow.compat.v1": "tensorflow",
+    "tensorflow.compat.v2": "tensorflow",
+    "tf_keras": "keras",
+}
+
+ROOTS = ("tensorflow", "keras", "tf_keras", "numpy")
+
+
+def canonical(name: str) -> str:
+    """``tensorflow.compat.v1.Session`` -> ``tensorflow.Session`` and so on."""
+    exact = _CANONICAL_EXACT.get(name)
+    if exact is not None:
+        return exact
+    for prefix, replacement in _CANONICAL_PREFIXES:
+        if name.startswith(prefix):
+            return replacement + name[len(prefix) :]
+    return name
+
+
+def dotted(expr: cst.BaseExpression) -> Optional[str]:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    parts = []
+    while isinstance(expr, cst.Attribute):
+        parts.append(expr.attr.value)
+        expr = expr.value
+    if not isinstance(expr, cst.Name):
+        return None
+    parts.append(expr.value)
+    return ".".join(reversed(parts))
+
+
+def _module_name(expr) -> Optional[str]:
+    return dotted(expr) if expr is not None else None
+
+
+class ImportTable:
+    """Maps local names bound by imports to the qualified names they denote."""
+
+    def __init__(self) -> None:
+        self.aliases: dict = {}
+        # Bound at module level (not inside a def/class): what inserted code may use.
+        self.module_aliases: dict = {}
+
+    @classmethod
+    def from_module(cls, module: cst.Module) -> "ImportTable":
+        table = cls()
+        table._scan(module.body, True)
+        return table
+
+    def _scan(self, body, module_level: bool) -> None:
+        for stmt in body:
+            if isinstance(stmt, cst.Import):  # in a one-line suite
+                self._record(self._add_import(stmt), module_level)
+            elif isinstance(stmt, cst.ImportFrom):
+                self._record(self._add_import_from(stmt), module_level)
+            elif isinstance(stmt, cst.SimpleStatementLine):
+                self._scan(stmt.body, module_level)
+            else:
+                inner = module_level and not isinstance(stmt, (cst.FunctionDef, cst.ClassDef))
+                for block in statement_blocks(stmt):
+                    self._scan(block, inner)
+
+    def _record(self, bound: dict, module_level: bool) -> None:
+        self.aliases.update(bound)
+        if module_level:
+            self.module_aliases.update(bound)
+
+    def _add_import(self, node: cst.Import) -> dict:
+        bound = {}
+        for alias in node.names:
+            full = _module_name(alias.name)
+            if full is None:
+                continue
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                bound[alias.asname.name.value] = full
+            else:
+                head = full.split(".", 1)[0]  # `import a.b` binds `a`
+                bound[head] = head
+        return bound
+
+    def _add_import_from(self, node: cst.ImportFrom) -> dict:
+        bound: dict = {}
+        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+            return bound
+        base = _module_name(node.module)
+        if base is None:
+            return bound
+        for alias in node.names:
+            name = _module_name(alias.name)
+            if name is None:
+                continue
+            local = name
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            bound[local] = f"{base}.{name}"
+        return bound
+
+    def qualname(self, expr: cst.BaseExpression) -> Optional[str]:
+        """The canonical qualified name ``expr`` refers to, if it comes from an import."""
+        name = dotted(expr)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        target = self.aliases.get(head)
+        if target is None:
+            return None
+        return canonical(f"{target}.{rest}" if rest else target)
+
+    def imports_any(self, *roots: str) -> bool:
+        """Whether some import brings in one of the given top-level packages."""
+        for target in self.aliases.values():
+            if canonical(target).split(".", 1)[0] in roots or target.split(".", 1)[0] in roots:
+                return True
+        return False
+
+    @property
+    def uses_tensorflow(self) -> bool:
+        return self.imports_any("tensorflow", "keras", "tf_keras")
+
+    @property
+    def uses_numpy(self) -> bool:
+        return self.imports_any("numpy")
+
+
+def statement_blocks(stmt):
+    """The statement lists nested directly in a compound statement."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef, cst.With, cst.For, cst.While)):
+        yield _suite(stmt.body)
+        orelse = getattr(stmt, "orelse", None)
+        if orelse is not None:
+            yield _suite(orelse.body)
+    elif isinstance(stmt, cst.If):
+        yield _suite(stmt.body)
+        orelse = stmt.orelse
+        while orelse is not None:
+            yield _suite(orelse.body)
+            orelse = orelse.orelse if isinstance(orelse, cst.If) else None
+    elif isinstance(stmt, (cst.Try, cst.TryStar)):
+        yield _suite(stmt.body)
+        for handler in stmt.handlers:
+            yield _suite(handler.body)
+        if stmt.orelse is not None:
+            yield _suite(stmt.orelse.body)
+        if stmt.finalbody is not None:
+            yield _suite(stmt.finalbody.body)
+    elif isinstance(stmt, cst.Match):
+        for case in stmt.cases:
+            yield _suite(case.body)
+
+
+def _suite(body):
+    """Statements of an indented block, or small statements of ``if x: y``."""
+    return body.body

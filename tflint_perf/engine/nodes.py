@@ -1,0 +1,33 @@
+"""Groups of LibCST node classes that modules can name at import time.
+
+``LOOPS = node_types("For", "While")`` works in ``isinstance(x, LOOPS)``
+like the tuple ``(cst.For, cst.While)``, but the classes are looked up on
+the first check: defining the group does not load LibCST, so importing the
+rules costs nothing for a module that no rule's screen lets through (see
+``tflint_perf.engine``).
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+
+class _NodeGroup(type):
+    names: Tuple[str, ...]
+    _types: Optional[tuple]
+
+    def __instancecheck__(cls, obj) -> bool:
+        types = cls._types
+        if types is None:
+            from tflint_perf.engine import cst
+
+            types = cls._types = tuple(getattr(cst, name) for name in cls.names)
+        return isinstance(obj, types)
+
+    def __repr__(cls) -> str:
+        return f"node_types{cls.names}"
+
+
+def node_types(*names: str) -> type:
+    """A class that ``isinstance`` treats as the tuple of these LibCST classes."""
+    return _NodeGroup("NodeGroup", (), {"names": names, "_types": None})

@@ -1,0 +1,85 @@
+"""What a rule may ask of a module before LibCST parses it.
+
+Python's own ``ast`` parses about ten times faster than LibCST, and most
+modules of a real repository cannot hold any trap: no loop over data, no
+training step, no device configuration, no dataset. Each rule states, in
+``Rule.screen(facts)``, a necessary condition for reporting anything; a
+module that meets no active rule's condition is done without LibCST.
+
+A screen must never lose a finding: it may only say "cannot report here"
+when the rule itself could not. ``tests/test_screen.py`` lints every
+fixture and example with and without screens and wants the same findings;
+``bench/screen_identity.py`` does the same over whole corpora.
+
+Facts are computed on first use and shared by the rules of one module.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Dict, FrozenSet, List, Optional
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While)
+COMPREHENSION_TYPES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+class Facts:
+    """Cheap facts about one module, from its text and its ``ast`` tree."""
+
+    def __init__(self, source: str, tree: ast.Module) -> None:
+        self.source = source
+        self.tree = tree
+        self._words: Optional[FrozenSet[str]] = None
+        self._by_type: Optional[Dict[type, List[ast.AST]]] = None
+        self._loop_words: Optional[FrozenSet[str]] = None
+
+    @property
+    def words(self) -> FrozenSet[str]:
+        """Every identifier-like word of the text (comments and strings too)."""
+        if self._words is None:
+            self._words = frozenset(_WORD.findall(self.source))
+        return self._words
+
+    def has_word(self, *words: str) -> bool:
+        return not self.words.isdisjoint(words)
+
+    def nodes(self, *types: type) -> List[ast.AST]:
+        """The module's nodes of the given ``ast`` classes (one walk, shared)."""
+        if self._by_type is None:
+            by_type: Dict[type, List[ast.AST]] = {}
+            for node in ast.walk(self.tree):
+                by_type.setdefault(type(node), []).append(node)
+            self._by_type = by_type
+        found: List[ast.AST] = []
+        for node_type in types:
+            found += self._by_type.get(node_type, ())
+        return found
+
+    def has_loop(self, comprehensions: bool = True) -> bool:
+        kinds = LOOP_TYPES + (COMPREHENSION_TYPES if comprehensions else ())
+        return bool(self.nodes(*kinds))
+
+    @property
+    def loop_words(self) -> FrozenSet[str]:
+        """Names and attribute names used inside loops and comprehensions."""
+        if self._loop_words is None:
+            words = set()
+            for loop in self.nodes(*LOOP_TYPES, *COMPREHENSION_TYPES):
+                for node in ast.walk(loop):
+                    if isinstance(node, ast.Name):
+                        words.add(node.id)
+                    elif isinstance(node, ast.Attribute):
+                        words.add(node.attr)
+            self._loop_words = frozenset(words)
+        return self._loop_words
+
+
+def ast_tree(source: str) -> Optional[ast.Module]:
+    """The module's ``ast`` tree, or None when CPython cannot parse it."""
+    try:
+        tree = compile(source, "<tflint-perf>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return tree if isinstance(tree, ast.Module) else None

@@ -1,0 +1,177 @@
+"""Lint many files: the cache first, then the misses in-process or in a pool.
+
+- Results come back in the order of ``files``, whatever the number of jobs
+  and whichever worker finishes first, so the output never depends on ``-j``.
+- Workers return findings (small), never trees; each lints one file at a
+  time, so memory stays bounded by the largest file, not the corpus.
+- A pool costs process start-up; runs with little to parse (a handful of
+  files, or everything cached) stay in-process.
+- Cached: in check mode, a hit is the answer. In ``--fix``/``--diff`` mode a
+  hit is used when none of its findings has a fix to apply (most files);
+  files with fixes to apply are linted and fixed as usual.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import List, Optional, Sequence, Tuple
+
+from tflint_perf.engine.fixes import applicable
+from tflint_perf.run.files import lint_file
+from tflint_perf.run.result import CHECK, FileResult
+
+# Below these, a pool costs more than it saves.
+MIN_FILES_FOR_POOL = 8
+MIN_BYTES_FOR_POOL = 256 * 1024
+CHUNK_FILES = 8
+# TFLINT_PERF_POOL=always uses the pool for any run of two files or more with
+# -j above 1 (tests, debugging); "never" stays in-process; default: auto.
+POOL_ENV = "TFLINT_PERF_POOL"
+
+
+def available_cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def resolve_jobs(jobs: Optional[int]) -> int:
+    """``None`` or 0: every core this process may use."""
+    if not jobs or jobs < 0:
+        return available_cores()
+    return jobs
+
+
+def _read(path: str) -> Optional[Tuple[bytes, tuple]]:
+    try:
+        with open(path, "rb", buffering=0) as handle:  # unbuffered: one read, no copy
+            stat = os.fstat(handle.fileno())
+            return handle.readall(), (stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        return None
+
+
+def _cached(path: str, cache, mode: str, unsafe: bool) -> Tuple[Optional[FileResult], int]:
+    """The result from the cache, or None; and the file's size (for scheduling)."""
+    read = _read(path)
+    if read is None:
+        return None, 0
+    data, _ = read
+    findings = cache.get(path, data)
+    if findings is not None and (mode == CHECK or not any(applicable(f, unsafe) for f in findings)):
+        return FileResult(path, findings), len(data)
+    return None, len(data)
+
+
+def lint_and_store(path: str, settings, mode: str, unsafe: bool, cache) -> FileResult:
+    """Lint one file; remember its findings when the file is left unchanged."""
+    if cache is None:
+        return lint_file(path, settings, mode, unsafe)
+    before = _read(path)
+    result = lint_file(path, settings, mode, unsafe)
+    if before is None or result.error is not None or result.fixed_source is not None:
+        return result
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return result
+    if (stat.st_mtime_ns, stat.st_size) == before[1]:  # not edited while we linted it
+        cache.put(path, before[0], result.findings)
+    return result
+
+
+# -- the pool ------------------------------------------------------------------
+_job: tuple = ()
+
+
+def _init_worker(settings, mode: str, unsafe: bool, cache) -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    global _job
+    _job = (settings, mode, unsafe, cache)
+
+
+def _work(item: Tuple[int, str]) -> Tuple[int, FileResult]:
+    index, path = item
+    settings, mode, unsafe, cache = _job
+    return index, lint_and_store(path, settings, mode, unsafe, cache)
+
+
+def _context():
+    import multiprocessing
+
+    # fork: workers inherit the imported LibCST and rules (0.2 s each with
+    # spawn). macOS and Windows keep their default.
+    if sys.platform.startswith("linux"):
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
+
+
+def lint_files(
+    files: Sequence[str],
+    settings,
+    mode: str = CHECK,
+    unsafe: bool = False,
+    jobs: Optional[int] = None,
+    cache=None,
+) -> List[FileResult]:
+    results: List[Optional[FileResult]] = [None] * len(files)
+    todo: List[Tuple[int, int]] = []  # (size, index) of the files to lint
+    for index, path in enumerate(files):
+        if cache is not None:
+            hit, size = _cached(path, cache, mode, unsafe)
+            if hit is not None:
+                results[index] = hit
+                continue
+        else:
+            try:
+                size = os.stat(path).st_size
+            except OSError:
+                size = 0
+        todo.append((size, index))
+
+    if todo and cache is not None and cache.writable:
+        warning = cache.prepare()
+        if warning:
+            sys.stderr.write(f"tflint-perf: warning: {warning}; running without it\n")
+
+    workers = min(resolve_jobs(jobs), len(todo))
+    if _in_process(workers, todo):
+        for _, index in todo:
+            results[index] = lint_and_store(files[index], settings, mode, unsafe, cache)
+    else:
+        _lint_in_pool(files, todo, results, workers, settings, mode, unsafe, cache)
+    return results  # type: ignore[return-value]
+
+
+def _in_process(workers: int, todo) -> bool:
+    policy = os.environ.get(POOL_ENV, "auto")
+    if workers <= 1 or policy == "never":
+        return True
+    if policy == "always":
+        return False
+    return len(todo) < MIN_FILES_FOR_POOL or sum(size for size, _ in todo) < MIN_BYTES_FOR_POOL
+
+
+def _lint_in_pool(files, todo, results, workers, settings, mode, unsafe, cache) -> None:
+    from tflint_perf.rules import all_rules
+
+    all_rules()  # import every rule once here; forked workers inherit them
+    # Largest first, so no worker is left with a big file at the end.
+    order = [(index, files[index]) for _, index in sorted(todo, key=lambda t: (-t[0], t[1]))]
+    chunk = max(1, min(CHUNK_FILES, len(order) // (workers * 4)))
+    pool = _context().Pool(
+        workers, initializer=_init_worker, initargs=(settings, mode, unsafe, cache)
+    )
+    try:
+        for index, result in pool.imap_unordered(_work, order, chunksize=chunk):
+            results[index] = result
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()

@@ -1,0 +1,118 @@
+"""Run the original and the faster variant: equality first, then timing (worker side).
+
+Order, per finding:
+
+1. first call of each (seeded, from the captured state): tracing and
+   compilation, reported apart as ``first_call_s``; variables they create
+   join the state;
+2. two compared runs of each (seeded, each from the restored state): the
+   original must agree with itself, then with the variant; compared are the
+   values the code returns (or binds) and every captured variable after
+   the run. When the original disagrees with itself, or nothing could be
+   compared, nothing is timed: there is no speedup without equality;
+3. one unseeded warm-up each (seeding clears TensorFlow's caches), then
+   timed pairs alternating which variant goes first: at least ``repeats``,
+   more for fast code until ``MIN_TIMED_S`` was timed (at most
+   ``MAX_PAIRS``), within half the time limit.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, Dict, Optional
+
+from tflint_perf.verify.equality import Comparison
+from tflint_perf.verify.state import State, unrestorable
+
+MIN_TIMED_S = 1.0
+MAX_PAIRS = 41
+
+
+class Measurement:
+    def __init__(self, worker, run_b: Callable, run_f: Callable, state: State, namespace=None):
+        self.worker = worker
+        self.runs = {"baseline": run_b, "fixed": run_f}
+        self.state = state
+        self.namespace = namespace if namespace is not None else {}
+        self.peaks: Dict[str, Optional[int]] = {"baseline": None, "fixed": None}
+
+    def one(self, which: str, seeded: bool = False):
+        """(seconds, {"result": value, "variables": [...]}) for one run from the restored state."""
+        self.state.restore()
+        self.worker.seed(framework=seeded)
+        self.worker.peak_reset()
+        seconds, value = self.runs[which]()
+        peak = self.worker.peak()
+        if peak is not None:
+            self.peaks[which] = max(self.peaks[which] or 0, peak)
+        return seconds, {"returned": value, "variables": self.state.values()}
+
+    def run(self, arguments=()) -> dict:
+        first_b, _ = self.one("baseline", seeded=True)
+        first_f, _ = self.one("fixed", seeded=True)
+        created = self.state.capture()
+        b1, f1, b2, f2 = [self.one(which, seeded=True)[1] for which in ("baseline", "fixed") * 2]
+        result = {
+            "first_call_s": {"baseline": first_b, "fixed": first_f},
+            "tolerance": {"rtol": self.worker.rtol, "atol": self.worker.atol},
+            "state_variables": len(self.state),
+            "created_variables": created,
+        }
+        if not self.judge(result, b1, f1, b2, f2, arguments):
+            return result
+        result.update(self.timed_pairs())
+        return result
+
+    def judge(self, result: dict, b1, f1, b2, f2, arguments=()) -> bool:
+        """Equality into ``result``; False when the runs are not comparable (then nothing is timed)."""
+        rtol, atol = self.worker.rtol, self.worker.atol
+        determinism = Comparison(rtol, atol)
+        if not determinism.equal(b1, b2):
+            hints = unrestorable(self.namespace, arguments)
+            result["equal"] = None
+            result["unrestorable"] = True
+            result["equal_note"] = (
+                "state cannot be restored: the original gives different results on two runs "
+                f"from the same captured state ({determinism.first_difference})"
+                + (f"; {'; '.join(hints)}" if hints else "")
+            )
+            return False
+        comparison = Comparison(rtol, atol)
+        equal = comparison.equal(b1, f1) and comparison.equal(b2, f2)
+        result["max_abs_diff"] = comparison.max_abs_diff
+        if comparison.compared == 0:
+            result["equal"] = None
+            result["equal_note"] = "the flagged code produced no value that can be compared"
+            return False
+        result["equal"] = equal
+        result["compared"] = comparison.compared
+        if not equal:
+            result["equal_note"] = comparison.first_difference
+        return equal
+
+    def timed_pairs(self) -> dict:
+        deadline = time.perf_counter() + self.worker.timeout * 0.5
+        self.one("baseline")
+        self.one("fixed")
+        times: Dict[str, list] = {"baseline": [], "fixed": []}
+        note, pairs = "", 0
+        while True:
+            order = ("baseline", "fixed") if pairs % 2 == 0 else ("fixed", "baseline")
+            for which in order:
+                times[which].append(self.one(which)[0])
+            pairs += 1
+            spent = sum(times["baseline"]) + sum(times["fixed"])
+            if pairs >= MAX_PAIRS or (pairs >= self.worker.repeats and spent >= MIN_TIMED_S):
+                break
+            if time.perf_counter() + spent / pairs > deadline:
+                if pairs < self.worker.repeats:
+                    note = f"only {pairs} timed pair(s) fit in half the time limit"
+                break
+        self.state.restore()
+        return {
+            "baseline_times": times["baseline"],
+            "fixed_times": times["fixed"],
+            "repeats": pairs,
+            "peak_memory_bytes": self.peaks if any(self.peaks.values()) else None,
+            "note": note,
+        }
