@@ -2,12 +2,15 @@
 
 ``fixtures/<CODE>/`` holds, per rule:
 
-- ``bad_<case>.py`` with ``bad_<case>.expected``: one ``LINE:COL CODE`` per
-  finding that all rules together must report;
+- ``bad_<case>.py`` with ``bad_<case>.expected``: one ``LINE:COL CODE message``
+  per finding that all rules together must report (what users read, pinned);
 - ``ok_<case>.py``: a near miss on which no rule may report;
 - ``bad_<case>.fixed.py``: the file after ``--fix`` (safe fixes), and
   ``bad_<case>.unsafe.fixed.py`` after ``--fix --unsafe-fixes``, where the
   rule fixes.
+
+``python tests/update_fixtures.py`` rewrites the ``.expected`` and fixed
+files from what the rules say now; review the diff before committing it.
 """
 
 from pathlib import Path
@@ -19,11 +22,27 @@ def sources():
     return sorted(p for p in FIXTURES.glob("TFP*/*.py") if not p.name.endswith(".fixed.py"))
 
 
+def diagnostic(finding) -> str:
+    """One expected line: ``LINE:COL CODE message``."""
+    return f"{finding.line}:{finding.column} {finding.code} {finding.message}"
+
+
+def render(findings) -> list:
+    return sorted((diagnostic(f) for f in findings), key=_position)
+
+
+def _position(line: str):
+    where, _, rest = line.partition(" ")
+    row, _, col = where.partition(":")
+    return (int(row), int(col), rest)
+
+
 def expected_of(path: Path):
     expected = path.with_suffix(".expected")
     if not expected.exists():
         return []
-    return sorted(line.strip() for line in expected.read_text().splitlines() if line.strip())
+    lines = [line.rstrip("\n") for line in expected.read_text().splitlines() if line.strip()]
+    return sorted(lines, key=_position)
 
 
 def fixed_of(path: Path, unsafe: bool):

@@ -12,7 +12,6 @@ ROOT = Path(__file__).resolve().parent.parent
 def cli_environment(home: Path) -> dict:
     env = dict(os.environ)
     env["NO_COLOR"] = "1"
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     # Keep the developer's git configuration out of the tests.
     env["HOME"] = str(home)
     env["GIT_CONFIG_NOSYSTEM"] = "1"
@@ -33,7 +32,16 @@ def tflint(cwd: Path, *args: str, env: dict, stdin: str = None) -> subprocess.Co
 
 def git(repo: Path, *args: str, env: dict) -> str:
     proc = subprocess.run(
-        ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", *args],
+        [
+            "git",
+            "-c",
+            "user.name=Test",
+            "-c",
+            "user.email=test@example.com",
+            "-c",
+            "commit.gpgsign=false",
+            *args,
+        ],
         cwd=repo,
         env=env,
         capture_output=True,
@@ -83,7 +91,9 @@ def notebook(*cells, indent=1, sort_keys=True, ensure_ascii=False, trailing_newl
         out.append(entry)
     nb = {
         "cells": out,
-        "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
+        "metadata": {
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}
+        },
         "nbformat": 4,
         "nbformat_minor": 5,
     }
@@ -92,18 +102,18 @@ def notebook(*cells, indent=1, sort_keys=True, ensure_ascii=False, trailing_newl
 
 
 # A module with one TFP301 finding, on the line of the set_memory_growth call (line 5).
-LATE_CONFIG = '''import tensorflow as tf
+LATE_CONFIG = """import tensorflow as tf
 
 scale = tf.constant(2.0)
 for gpu in tf.config.list_physical_devices("GPU"):
     tf.config.experimental.set_memory_growth(gpu, True)
-'''
+"""
 
-LATE_CONFIG_IN_FUNCTION = '''
+LATE_CONFIG_IN_FUNCTION = """
 
 def {name}():
     warmup = tf.zeros([8])
     for device in tf.config.list_physical_devices("GPU"):
         tf.config.experimental.set_memory_growth(device, True)
     return warmup
-'''
+"""

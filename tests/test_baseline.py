@@ -30,7 +30,9 @@ def template(tmp_path_factory, env):
     """A repository with a backlog of two findings and a baseline of them."""
     repo = init_repo(tmp_path_factory.mktemp("template") / "repo", env)
     (repo / "src").mkdir()
-    (repo / "src" / "train.py").write_text(LATE_CONFIG + LATE_CONFIG_IN_FUNCTION.format(name="warm"))
+    (repo / "src" / "train.py").write_text(
+        LATE_CONFIG + LATE_CONFIG_IN_FUNCTION.format(name="warm")
+    )
     proc = tflint(repo, "src", "--write-baseline", "tflint-baseline.json", env=env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == ""
@@ -52,7 +54,9 @@ def test_baseline_file_is_readable_and_stable(repo, env):
     data = json.loads((repo / "tflint-baseline.json").read_text())
     assert data["tool"] == "tflint-perf" and data["format"] == 1
     entries = data["findings"]
-    assert [(e["path"], e["code"], e["count"]) for e in entries] == [("src/train.py", "TFP301", 1)] * 2
+    assert [(e["path"], e["code"], e["count"]) for e in entries] == [
+        ("src/train.py", "TFP301", 1)
+    ] * 2
     assert sorted(e["text"] for e in entries) == [
         "tf.config.experimental.set_memory_growth(device, True)",
         "tf.config.experimental.set_memory_growth(gpu, True)",
@@ -75,8 +79,12 @@ def test_unrelated_edits_and_reformatting_keep_entries_valid(repo, env):
     path = repo / "src" / "train.py"
     text = path.read_text()
     text = '"""Training entry point."""\n\nimport os\n' + text  # lines above
-    text = text.replace("set_memory_growth(gpu, True)", "set_memory_growth( gpu,  True )")  # reformatted
-    text = text.replace("    warmup = tf.zeros([8])", "    # Warm the kernels.\n    warmup = tf.zeros([8])")
+    text = text.replace(
+        "set_memory_growth(gpu, True)", "set_memory_growth( gpu,  True )"
+    )  # reformatted
+    text = text.replace(
+        "    warmup = tf.zeros([8])", "    # Warm the kernels.\n    warmup = tf.zeros([8])"
+    )
     path.write_text(text)
     commit_all(repo, "edits", env)
     proc = check(repo, env, "src")
@@ -85,7 +93,10 @@ def test_unrelated_edits_and_reformatting_keep_entries_valid(repo, env):
 
 def test_only_new_findings_are_reported(repo, env):
     path = repo / "src" / "train.py"
-    path.write_text(path.read_text() + LATE_CONFIG_IN_FUNCTION.format(name="warm_again").replace("device", "accelerator"))
+    path.write_text(
+        path.read_text()
+        + LATE_CONFIG_IN_FUNCTION.format(name="warm_again").replace("device", "accelerator")
+    )
     (repo / "src" / "eval.py").write_text(LATE_CONFIG)
     findings = findings_json(check(repo, env, "src", "--format", "json"))
     assert where(findings) == ["src/eval.py:5 TFP301", "src/train.py:18 TFP301"]
@@ -117,7 +128,9 @@ def test_fixed_findings_are_announced_as_stale(repo, env):
 def test_paths_are_relative_to_the_baseline_file(repo, env):
     proc = tflint(repo / "src", "--baseline", "../tflint-baseline.json", "train.py", env=env)
     assert proc.returncode == 0, proc.stdout
-    proc = tflint(repo / "src", "--baseline", str(repo / "tflint-baseline.json"), str(repo / "src"), env=env)
+    proc = tflint(
+        repo / "src", "--baseline", str(repo / "tflint-baseline.json"), str(repo / "src"), env=env
+    )
     assert proc.returncode == 0, proc.stdout
 
 
@@ -139,7 +152,11 @@ def test_notebook_entries_survive_a_new_cell_above(repo, env):
     nb.write_text(notebook(*cells))
     assert tflint(repo, ".", "--write-baseline", "tflint-baseline.json", env=env).returncode == 0
     data = json.loads((repo / "tflint-baseline.json").read_text())
-    assert {"path": "explore.ipynb", "code": "TFP301", "text": "tf.config.experimental.set_memory_growth(gpu, True)"}.items() <= data["findings"][0].items()
+    assert {
+        "path": "explore.ipynb",
+        "code": "TFP301",
+        "text": "tf.config.experimental.set_memory_growth(gpu, True)",
+    }.items() <= data["findings"][0].items()
     commit_all(repo, "notebook", env)
     nb.write_text(notebook(("markdown", "# Exploration"), "%matplotlib inline", *cells))
     assert check(repo, env, ".").returncode == 0
@@ -151,7 +168,10 @@ def test_notebook_entries_survive_a_new_cell_above(repo, env):
 def test_missing_baseline_is_an_error(repo, env):
     proc = tflint(repo, "--baseline", "nope.json", "src", env=env)
     assert proc.returncode == 2
-    assert proc.stderr == "tflint-perf: error: --baseline: nope.json: no such file (create it with --write-baseline nope.json)\n"
+    assert (
+        proc.stderr
+        == "tflint-perf: error: --baseline: nope.json: no such file (create it with --write-baseline nope.json)\n"
+    )
 
 
 @pytest.mark.parametrize(
@@ -160,7 +180,10 @@ def test_missing_baseline_is_an_error(repo, env):
         ("{not json", "is not a tflint-perf baseline (invalid JSON"),
         ('{"findings": []}', "is not a tflint-perf baseline (write one with --write-baseline)"),
         ('{"tool": "tflint-perf", "format": 99, "findings": []}', "has baseline format 99"),
-        ('{"tool": "tflint-perf", "format": 1, "findings": [{"path": "a.py"}]}', "entry 1 is malformed"),
+        (
+            '{"tool": "tflint-perf", "format": 1, "findings": [{"path": "a.py"}]}',
+            "entry 1 is malformed",
+        ),
     ],
 )
 def test_corrupt_baseline_is_an_error(repo, env, content, says):

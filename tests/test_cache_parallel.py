@@ -6,7 +6,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import FIXTURES
 
 BAD = (FIXTURES / "TFP301" / "bad_module_level.py").read_text()
@@ -17,7 +16,11 @@ TAMPERED = "served from the cache"
 def tflint(cwd, env, *args):
     return subprocess.run(
         [sys.executable, "-m", "tflint_perf", *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=120,
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -98,7 +101,13 @@ def test_changed_configuration_is_a_miss(project, cli_env, change):
         assert out.returncode == 0 and "TFP301" not in out.stdout
 
 
-GARBAGE = [b"", b"\x00\xff not json", b"[]", b'{"format": 1}', b'{"format": 1, "salt": 5, "findings": 7}']
+GARBAGE = [
+    b"",
+    b"\x00\xff not json",
+    b"[]",
+    b'{"format": 1}',
+    b'{"format": 1, "salt": 5, "findings": 7}',
+]
 
 
 def test_corrupt_or_foreign_cache_files_are_ignored(tmp_path, cli_env):
@@ -180,7 +189,9 @@ def test_fix_and_diff_work_from_a_cached_run(project, cli_env):
     assert diff.returncode == 1 and "+++ b/bad.py" in diff.stdout
     fixed = tflint(project, cli_env, "check", "--fix", ".")
     assert fixed.returncode == 0, fixed.stdout
-    assert (project / "bad.py").read_text() == (FIXTURES / "TFP301" / "bad_module_level.fixed.py").read_text()
+    assert (project / "bad.py").read_text() == (
+        FIXTURES / "TFP301" / "bad_module_level.fixed.py"
+    ).read_text()
     assert tflint(project, cli_env, "check", ".").returncode == 0
     assert tflint(project, cli_env, "check", "--diff", ".").stderr == "No fixes would be applied.\n"
 
@@ -218,12 +229,17 @@ def test_fix_with_jobs_matches_in_process(tmp_path, cli_env):
         _many_files(tmp_path / name)
         out = tflint(tmp_path / name, env, "check", "--no-cache", "--fix", "-j", jobs, ".")
         assert "Traceback" not in out.stderr
-    one = {p.relative_to(tmp_path / "one"): p.read_bytes() for p in (tmp_path / "one").rglob("*.py")}
-    two = {p.relative_to(tmp_path / "two"): p.read_bytes() for p in (tmp_path / "two").rglob("*.py")}
+    one = {
+        p.relative_to(tmp_path / "one"): p.read_bytes() for p in (tmp_path / "one").rglob("*.py")
+    }
+    two = {
+        p.relative_to(tmp_path / "two"): p.read_bytes() for p in (tmp_path / "two").rglob("*.py")
+    }
     assert one == two
-    assert one[next(p for p in one if p.name == "TFP301_bad_module_level.py")] == (
-        FIXTURES / "TFP301" / "bad_module_level.fixed.py"
-    ).read_bytes()
+    assert (
+        one[next(p for p in one if p.name == "TFP301_bad_module_level.py")]
+        == (FIXTURES / "TFP301" / "bad_module_level.fixed.py").read_bytes()
+    )
 
 
 def test_bad_jobs_value_is_a_usage_error(project, cli_env):
@@ -238,7 +254,22 @@ def test_cached_run_does_not_import_libcst(project, cli_env):
         "import sys\n"
         "from tflint_perf.cli import main\n"
         "main(['check', '.'])\n"
-        "print('libcst loaded' if 'libcst' in sys.modules else 'libcst not loaded')\n"
+        # The engine registers LibCST lazily: loaded means its node classes are.
+        "print('libcst loaded' if 'libcst._nodes.statement' in sys.modules else 'libcst not loaded')\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=project, env=cli_env, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=project, env=cli_env, capture_output=True, text=True
+    )
     assert out.stdout.strip().endswith("libcst not loaded"), out.stdout
+
+
+def test_code_fingerprint_covers_subpackages(tmp_path, monkeypatch):
+    """An edit in engine/ or analysis/ must invalidate cached results."""
+    from tflint_perf.run import cache
+
+    (tmp_path / "engine").mkdir()
+    (tmp_path / "engine" / "walk.py").write_text("A = 1\n")
+    monkeypatch.setattr(cache, "_package_dirs", lambda: [str(tmp_path)])
+    before = cache.code_fingerprint()
+    (tmp_path / "engine" / "walk.py").write_text("A = 2\n")
+    assert cache.code_fingerprint() != before

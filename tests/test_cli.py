@@ -15,7 +15,9 @@ BAD = textwrap.dedent(
     tf.config.set_visible_devices([], "GPU")
     """
 )
-CLEAN = "import tensorflow as tf\n\ntf.config.set_visible_devices([], 'GPU')\nx = tf.constant(1.0)\n"
+CLEAN = (
+    "import tensorflow as tf\n\ntf.config.set_visible_devices([], 'GPU')\nx = tf.constant(1.0)\n"
+)
 
 
 def run(args, cwd, env, stdin=None):
@@ -58,7 +60,17 @@ def test_json_keys(project, cli_env):
     result = run(["check", "--format", "json", "bad.py"], project, cli_env)
     data = json.loads(result.stdout)
     assert len(data) == 1
-    assert set(data[0]) == {"path", "line", "column", "end_line", "end_column", "code", "name", "message", "fix"}
+    assert set(data[0]) == {
+        "path",
+        "line",
+        "column",
+        "end_line",
+        "end_column",
+        "code",
+        "name",
+        "message",
+        "fix",
+    }
     assert data[0]["path"] == "bad.py"
     assert (data[0]["line"], data[0]["column"], data[0]["code"]) == (4, 1, "TFP301")
     assert data[0]["fix"]["safety"] == "safe"
@@ -67,7 +79,9 @@ def test_json_keys(project, cli_env):
 
 def test_github_format(project, cli_env):
     result = run(["check", "--format", "github", "bad.py"], project, cli_env)
-    assert result.stdout.startswith("::warning file=bad.py,line=4,col=1,title=TFP301::TFP301 ")
+    assert result.stdout.startswith(
+        "::warning file=bad.py,line=4,endLine=4,col=1,endColumn=41,title=TFP301::TFP301 "
+    )
 
 
 def test_sarif_format(project, cli_env):
@@ -119,7 +133,12 @@ def test_select_and_ignore(project, cli_env):
     assert run(["check", "--ignore", "TFP3", "bad.py"], project, cli_env).returncode == 0
     assert run(["check", "--select", "TFP301", "bad.py"], project, cli_env).returncode == 1
     # the more specific prefix wins
-    assert run(["check", "--ignore", "TFP3", "--extend-select", "TFP301", "bad.py"], project, cli_env).returncode == 1
+    assert (
+        run(
+            ["check", "--ignore", "TFP3", "--extend-select", "TFP301", "bad.py"], project, cli_env
+        ).returncode
+        == 1
+    )
 
 
 def test_unknown_code_is_usage_error(project, cli_env):
@@ -197,8 +216,11 @@ def test_per_file_ignores_and_exclude(project, cli_env):
     [
         ('[tool.tflint-perf]\nselcet = ["TFP"]\n', "unknown key 'selcet'"),
         ('[tool.tflint-perf]\nignore = ["TFP42"]\n', "unknown rule code or prefix 'TFP42'"),
-        ('[tool.tflint-perf\nignore = [\n', "invalid TOML"),
-        ('[tool.tflint-perf]\nselect = "TFP301"\nexclude = 3\n', "exclude: expected a list of strings"),
+        ("[tool.tflint-perf\nignore = [\n", "invalid TOML"),
+        (
+            '[tool.tflint-perf]\nselect = "TFP301"\nexclude = 3\n',
+            "exclude: expected a string or a list of strings, got 3",
+        ),
     ],
 )
 def test_bad_config(project, cli_env, config, message):
@@ -244,7 +266,10 @@ def test_version(project, cli_env):
 def test_rules_and_explain(project, cli_env):
     listing = run(["rules"], project, cli_env)
     assert listing.returncode == 0
-    assert any(line.startswith("TFP301  device-config-after-init") and "[*]" in line for line in listing.stdout.splitlines())
+    assert any(
+        line.startswith("TFP301  device-config-after-init") and "[*]" in line
+        for line in listing.stdout.splitlines()
+    )
     explained = run(["explain", "tfp301"], project, cli_env)
     assert explained.returncode == 0
     assert explained.stdout.startswith("# TFP301 `device-config-after-init`")

@@ -111,7 +111,10 @@ def test_notebook_findings_count_per_changed_cell(repo, env):
     (repo / "train.ipynb").write_text(notebook(*cells))
     commit_all(repo, "notebook", env)
     git(repo, "checkout", "-q", "-b", "edit", env=env)
-    assert where(check(repo, env, "train.ipynb")) == ["train.ipynb:cell 3:2 TFP301", "train.ipynb:cell 4:1 TFP301"]
+    assert where(check(repo, env, "train.ipynb")) == [
+        "train.ipynb:cell 3:2 TFP301",
+        "train.ipynb:cell 4:1 TFP301",
+    ]
     cells[3] = "# Hide the GPUs from this process.\n" + cells[3]
     (repo / "train.ipynb").write_text(notebook(*cells))
     assert where(check(repo, env, "--diff-base", "feature")) == ["train.ipynb:cell 4:2 TFP301"]
@@ -123,7 +126,9 @@ def test_outside_git_is_a_clear_error(tmp_path, env):
     (outside / "a.py").write_text(LATE_CONFIG)
     proc = tflint(outside, "--diff-base", "main", "a.py", env=env)
     assert proc.returncode == 2
-    assert proc.stderr.strip().splitlines() == ["tflint-perf: error: --diff-base: a.py is not inside a git repository"]
+    assert proc.stderr.strip().splitlines() == [
+        "tflint-perf: error: --diff-base: a.py is not inside a git repository"
+    ]
     assert proc.stdout == ""
 
 
@@ -132,7 +137,9 @@ def test_unknown_revision_is_a_clear_error(repo, env, ref):
     proc = tflint(repo, f"--diff-base={ref}", env=env)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"tflint-perf: error: --diff-base: unknown git revision '{ref}'")
+    assert len(lines) == 1 and lines[0].startswith(
+        f"tflint-perf: error: --diff-base: unknown git revision '{ref}'"
+    )
     assert not (repo / "x").exists()
 
 
@@ -145,5 +152,7 @@ def test_stdin_is_refused(repo, env):
 def test_github_and_sarif_formats_are_filtered_too(repo, env):
     (repo / "new.py").write_text(LATE_CONFIG)
     proc = tflint(repo, "--diff-base", "main", "--format", "github", env=env)
-    assert proc.stdout.splitlines() == [line for line in proc.stdout.splitlines() if "file=new.py" in line]
+    assert proc.stdout.splitlines() == [
+        line for line in proc.stdout.splitlines() if "file=new.py" in line
+    ]
     assert proc.stdout.count("::warning") == 1

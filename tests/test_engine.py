@@ -6,12 +6,12 @@ import textwrap
 
 import libcst as cst
 import pytest
+from conftest import ROOT
 
 from tflint_perf.docs import expected_pages
-from tflint_perf.names import ImportTable
-from tflint_perf.rule import DOC_SECTIONS
+from tflint_perf.engine.names import ImportTable
+from tflint_perf.engine.rule import DOC_SECTIONS
 from tflint_perf.rules import all_rules
-from conftest import ROOT
 
 
 def test_linting_never_imports_tensorflow(tmp_path, cli_env):
@@ -21,13 +21,15 @@ def test_linting_never_imports_tensorflow(tmp_path, cli_env):
         import sys
         from pathlib import Path
         from tflint_perf.cli import main
-        code = main(["check", "--exit-zero", "-q", {str(ROOT / 'fixtures')!r}, {str(ROOT / 'examples')!r}])
+        code = main(["check", "--exit-zero", "-q", {str(ROOT / "fixtures")!r}, {str(ROOT / "examples")!r}])
         loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("tensorflow", "keras", "tf_keras", "torch", "jax"))
         print("LOADED", loaded)
         sys.exit(code)
         """
     )
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=cli_env, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=cli_env, timeout=120
+    )
     assert result.returncode == 0, result.stderr
     assert "LOADED []" in result.stdout
 
@@ -40,7 +42,11 @@ def _qual(source, expr):
 @pytest.mark.parametrize(
     "source, expr, expected",
     [
-        ("import tensorflow as tf", "tf.config.set_visible_devices", "tensorflow.config.set_visible_devices"),
+        (
+            "import tensorflow as tf",
+            "tf.config.set_visible_devices",
+            "tensorflow.config.set_visible_devices",
+        ),
         ("import tensorflow.compat.v1 as tf", "tf.Session", "tensorflow.Session"),
         ("import tensorflow as tf", "tf.compat.v1.Session", "tensorflow.Session"),
         ("from tensorflow import keras", "keras.layers.Dense", "keras.layers.Dense"),
@@ -49,10 +55,18 @@ def _qual(source, expr):
         ("import keras", "keras.Sequential", "keras.Sequential"),
         ("import tf_keras as keras", "keras.Sequential", "keras.Sequential"),
         ("import numpy as np", "np.sum", "numpy.sum"),
-        ("from tensorflow.config import experimental as ex", "ex.set_memory_growth", "tensorflow.config.experimental.set_memory_growth"),
+        (
+            "from tensorflow.config import experimental as ex",
+            "ex.set_memory_growth",
+            "tensorflow.config.experimental.set_memory_growth",
+        ),
         ("import tensorflow", "tensorflow.constant", "tensorflow.constant"),
         ("def f():\n    import tensorflow as t2\n", "t2.zeros", "tensorflow.zeros"),
-        ("try:\n    import tensorflow as tf\nexcept ImportError:\n    tf = None\n", "tf.zeros", "tensorflow.zeros"),
+        (
+            "try:\n    import tensorflow as tf\nexcept ImportError:\n    tf = None\n",
+            "tf.zeros",
+            "tensorflow.zeros",
+        ),
         ("import tensorflow as tf", "np.sum", None),
         ("from . import tf", "tf.zeros", None),
         ("tf = object()", "tf.zeros", None),
@@ -88,15 +102,30 @@ def test_docs_pages_in_sync():
     directory = ROOT / "docs" / "rules"
     expected = expected_pages()
     actual = {p.name: p.read_text() for p in directory.glob("*.md")}
-    stale = sorted(set(actual) ^ set(expected)) + sorted(n for n in expected if actual.get(n) != expected[n])
+    stale = sorted(set(actual) ^ set(expected)) + sorted(
+        n for n in expected if actual.get(n) != expected[n]
+    )
     assert not stale, f"docs/rules out of date ({stale}): run `python -m tflint_perf.docs`"
 
 
-def test_walk_handles_deep_nesting():
-    from tflint_perf.linter import lint_source
+def test_readme_rule_table_in_sync():
+    from tflint_perf.docs import readme_with_table
 
-    source = "import tensorflow as tf\nx = " + " + ".join(["1"] * 3000) + "\n"
-    lint_source(source + "tf.config.set_visible_devices([])\n", "deep.py", all_rules())
+    readme = (ROOT / "README.md").read_text()
+    assert readme == readme_with_table(readme), (
+        "README rule table stale: run `python -m tflint_perf.docs`"
+    )
+
+
+def test_walk_handles_deep_nesting():
+    from tflint_perf.engine.linter import lint_source
+
+    # 900 terms: deeper than the default recursion limit allows a recursive walk,
+    # still compilable by CPython.
+    source = "import tensorflow as tf\nx = tf.constant(1)\ny = " + " + ".join(["x"] * 900)
+    source += "\ntf.config.set_visible_devices([])\n"
+    findings = lint_source(source, "deep.py", all_rules())
+    assert [(f.line, f.code) for f in findings] == [(4, "TFP301")]
 
 
 def test_module_level_aliases_exclude_function_imports():
@@ -104,3 +133,44 @@ def test_module_level_aliases_exclude_function_imports():
     table = ImportTable.from_module(cst.parse_module(source))
     assert set(table.aliases) == {"np", "tf", "t2"}
     assert set(table.module_aliases) == {"np", "tf"}
+
+
+@pytest.mark.parametrize(
+    "source, line, column, says",
+    [
+        ("import numpy as np\nx = 1\ny = f(1，2)\n", 3, 8, "invalid character"),
+        ("import numpy as np\nx = 1\ndef f()\n    return 1\n\n\nprint(2)\n", 3, 8, "expected ':'"),
+        ("x = 1\nif x\n    pass\n", 2, 5, "expected ':'"),  # no rule needs it: cheap check
+    ],
+)
+def test_syntax_errors_are_reported_where_python_reports_them(source, line, column, says):
+    from tflint_perf.engine.linter import lint_source
+
+    (finding,) = lint_source(source, "broken.py", all_rules())
+    assert (finding.code, finding.line, finding.column) == ("TFP000", line, column)
+    assert says in finding.message
+
+
+def test_percent_script_with_a_broken_cell_lints_the_other_cells():
+    from tflint_perf.engine.linter import lint_source
+
+    source = (
+        "# %% [cell 0]\nimport tensorflow as tf\n"
+        "# %% [cell 1]\nx = None  # YOUR CODE HERE\ny = (\n"
+        "# %% [cell 2]\nscale = tf.constant(2.0)\n"
+        'tf.config.experimental.set_memory_growth(tf.config.list_physical_devices("GPU")[0], True)\n'
+    )
+    found = [(f.line, f.code) for f in lint_source(source, "lab.py", all_rules())]
+    assert found == [(5, "TFP000"), (8, "TFP301")]
+    # The same text without cell markers is one module: only the syntax error.
+    plain = source.replace("# %%", "# --")
+    assert [f.code for f in lint_source(plain, "lab.py", all_rules())] == ["TFP000"]
+
+
+def test_pathological_nesting_is_a_syntax_finding_not_a_crash():
+    from tflint_perf.engine.linter import lint_source
+
+    chain = "x = " + " + ".join(["1"] * 3000) + "\n"
+    for source in (chain, "import tensorflow as tf\n" + chain + "tf.constant(1)\n"):
+        findings = lint_source(source, "deep.py", all_rules())
+        assert [f.code for f in findings] == ["TFP000"], findings

@@ -9,8 +9,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from test_noqa import COMMENTS
 
 from fixture_cases import sources
+from repo_helpers import LATE_CONFIG
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD = textwrap.dedent(
@@ -35,16 +37,40 @@ def _flake8_available():
     return any(ep.name == "TFP" for ep in entry_points(group="flake8.extension"))
 
 
-needs_flake8 = pytest.mark.skipif(not _flake8_available(), reason="flake8 or the installed TFP plugin missing")
+needs_flake8 = pytest.mark.skipif(
+    not _flake8_available(), reason="flake8 or the installed TFP plugin missing"
+)
+
+
+def _noqa_variants(folder: Path) -> list:
+    """One file per noqa spelling of tests/test_noqa.py, on a TFP301 line."""
+    lines = LATE_CONFIG.splitlines()
+    out = []
+    for index, comment in enumerate(COMMENTS):
+        text = list(lines)
+        text[4] += comment[len("x = 1") :]
+        path = folder / f"noqa_{index}.py"
+        path.write_text("\n".join(text) + "\n")
+        out.append(path)
+    return out
 
 
 @needs_flake8
-def test_flake8_reports_same_positions_as_cli(tmp_path, cli_env):
-    """Every positive fixture: flake8 --select TFP and the CLI agree on line, column, code."""
-    files = [p for p in sources() if p.name.startswith("bad_")]
+@pytest.mark.parametrize(
+    "options",
+    [["--select", "TFP"], ["--extend-select", "TFP", "--jobs", "2"]],
+    ids=["select", "extend-select-jobs-2"],
+)
+def test_flake8_reports_same_positions_as_cli(tmp_path, cli_env, options):
+    """Every fixture and every noqa spelling: flake8 and the CLI agree on
+    line, column and code, with flake8's own selection and noqa handling."""
+    files = sources() + _noqa_variants(tmp_path)
     cli = subprocess.run(
         [sys.executable, "-m", "tflint_perf", "check", "--format", "json", *map(str, files)],
-        capture_output=True, text=True, env=cli_env, timeout=120,
+        capture_output=True,
+        text=True,
+        env=cli_env,
+        timeout=120,
     )
     expected = sorted(
         (os.path.abspath(d["path"]), d["line"], d["column"], d["code"])
@@ -52,13 +78,25 @@ def test_flake8_reports_same_positions_as_cli(tmp_path, cli_env):
         if d["code"] != "TFP000"
     )
     flake = subprocess.run(
-        [sys.executable, "-m", "flake8", "--isolated", "--select", "TFP",
-         "--format", "%(path)s\t%(row)d\t%(col)d\t%(code)s", *map(str, files)],
-        capture_output=True, text=True, env=cli_env, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "flake8",
+            "--isolated",
+            *options,
+            "--format",
+            "%(path)s\t%(row)d\t%(col)d\t%(code)s",
+            *map(str, files),
+        ],
+        capture_output=True,
+        text=True,
+        env=cli_env,
+        timeout=120,
     )
     got = sorted(
         (os.path.abspath(p), int(r), int(c), code)
         for p, r, c, code in (line.split("\t") for line in flake.stdout.splitlines())
+        if code.startswith("TFP")
     )
     assert expected, "no positive fixtures found"
     assert got == expected, flake.stderr
@@ -70,7 +108,10 @@ def test_flake8_leaves_syntax_errors_to_e999(tmp_path, cli_env):
     bad.write_text("import tensorflow as tf\ndef f(:\n")
     flake = subprocess.run(
         [sys.executable, "-m", "flake8", "--isolated", "--select", "TFP,E999", str(bad)],
-        capture_output=True, text=True, env=cli_env, timeout=60,
+        capture_output=True,
+        text=True,
+        env=cli_env,
+        timeout=60,
     )
     assert "E999" in flake.stdout and "TFP000" not in flake.stdout
 
@@ -81,30 +122,53 @@ def test_flake8_noqa(tmp_path, cli_env):
     f.write_text(BAD.replace("True)", "True)  # noqa: TFP301"))
     flake = subprocess.run(
         [sys.executable, "-m", "flake8", "--isolated", "--select", "TFP", str(f)],
-        capture_output=True, text=True, env=cli_env, timeout=60,
+        capture_output=True,
+        text=True,
+        env=cli_env,
+        timeout=60,
     )
     assert flake.stdout == ""
 
 
 def _git(cwd, *args):
     subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", *args],
-        cwd=cwd, check=True, capture_output=True, text=True,
+        [
+            "git",
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "init.defaultBranch=main",
+            *args,
+        ],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
     )
 
 
+@pytest.mark.network  # pre-commit pip-installs the hook (and LibCST) from PyPI
 @pytest.mark.skipif(shutil.which("git") is None, reason="git missing")
 @pytest.mark.skipif(
-    subprocess.run([sys.executable, "-m", "pre_commit", "--version"], capture_output=True).returncode != 0,
+    subprocess.run(
+        [sys.executable, "-m", "pre_commit", "--version"], capture_output=True
+    ).returncode
+    != 0,
     reason="pre-commit missing",
 )
-def test_pre_commit_hook_fails_then_passes_after_fix(tmp_path, cli_env):
-    """pre-commit installs this repository's hooks and runs them on a bad file."""
+def test_pre_commit_hooks_on_staged_files(tmp_path, cli_env):
+    """pre-commit installs this repository's hooks and runs them on the staged
+    files: one with a finding, one without."""
     # A snapshot of this checkout as a git repo, so try-repo can clone it.
     hook_repo = tmp_path / "hook-repo"
     shutil.copytree(
-        ROOT, hook_repo,
-        ignore=shutil.ignore_patterns(".venv", ".git", "__pycache__", "*.egg-info", "build", ".pytest_cache", "bench"),
+        ROOT,
+        hook_repo,
+        ignore=shutil.ignore_patterns(
+            ".venv", ".git", "__pycache__", "*.egg-info", "build", ".pytest_cache", "bench"
+        ),
     )
     _git(hook_repo, "init", "-q")
     _git(hook_repo, "add", "-A")
@@ -114,23 +178,31 @@ def test_pre_commit_hook_fails_then_passes_after_fix(tmp_path, cli_env):
     work.mkdir()
     _git(work, "init", "-q")
     (work / "train.py").write_text(BAD)
-    _git(work, "add", "train.py")
+    (work / "clean.py").write_text("import tensorflow as tf\n\nx = tf.zeros([2])\n")
+    _git(work, "add", "train.py", "clean.py")
 
     env = dict(cli_env)
     env["PRE_COMMIT_HOME"] = str(tmp_path / "pre-commit-home")
     env.pop("PYTHONPATH", None)  # the hook must run from its own install
 
-    def try_repo(hook):
+    def try_repo(hook, *files):
         return subprocess.run(
-            [sys.executable, "-m", "pre_commit", "try-repo", str(hook_repo), hook, "--files", "train.py"],
-            cwd=work, env=env, capture_output=True, text=True, timeout=600,
+            [sys.executable, "-m", "pre_commit", "try-repo", str(hook_repo), hook]
+            + (["--files", *files] if files else []),
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
         )
 
-    first = try_repo("tflint-perf")
-    assert first.returncode == 1, first.stdout + first.stderr
-    assert "TFP301" in first.stdout
+    staged = try_repo("tflint-perf")  # no --files: the staged files
+    assert staged.returncode == 1, staged.stdout + staged.stderr
+    assert "train.py:5:5: TFP301" in staged.stdout and "clean.py:" not in staged.stdout
 
-    fixed = try_repo("tflint-perf-fix")
+    assert try_repo("tflint-perf", "clean.py").returncode == 0
+
+    fixed = try_repo("tflint-perf-fix", "train.py")
     assert fixed.returncode == 1  # pre-commit fails a hook that modified files
     assert "files were modified by this hook" in fixed.stdout
     _git(work, "add", "train.py")

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from repo_helpers import cli_environment, findings_json, notebook, tflint
-from tflint_perf import notebooks
-from tflint_perf.config import Settings
-from tflint_perf.runner import CHECK, FIX, lint_text
+from tflint_perf.run import notebooks
+from tflint_perf.run.config import Settings
+from tflint_perf.run.files import lint_text
+from tflint_perf.run.result import CHECK, FIX
 
 FOLDER = Path(__file__).resolve().parent.parent / "fixtures" / "notebooks"
 CASES = sorted(p for p in FOLDER.glob("*.ipynb") if not p.name.endswith(".fixed.ipynb"))
@@ -32,7 +33,10 @@ def lint(text, path="nb.ipynb", mode=CHECK):
 
 
 def located(result):
-    return sorted(f"cell {f.extra['cell']}:{f.extra['cell_line']}:{f.column} {f.code}" for f in result.findings)
+    return sorted(
+        f"cell {f.extra['cell']}:{f.extra['cell_line']}:{f.column} {f.code}"
+        for f in result.findings
+    )
 
 
 # -- fixtures -----------------------------------------------------------------
@@ -41,12 +45,18 @@ def located(result):
 @pytest.mark.parametrize("path", CASES, ids=[p.name for p in CASES])
 def test_fixture_findings(path):
     expected = path.with_suffix(".expected")
-    want = sorted(line.strip() for line in expected.read_text().splitlines() if line.strip()) if expected.exists() else []
+    want = (
+        sorted(line.strip() for line in expected.read_text().splitlines() if line.strip())
+        if expected.exists()
+        else []
+    )
     assert path.name.startswith("bad_") == bool(want)
     assert located(lint(path.read_text(), str(path))) == want
 
 
-@pytest.mark.parametrize("path", [p for p in CASES if p.with_name(p.stem + ".fixed.ipynb").exists()])
+@pytest.mark.parametrize(
+    "path", [p for p in CASES if p.with_name(p.stem + ".fixed.ipynb").exists()]
+)
 def test_fixture_fix_output(path):
     result = lint(path.read_text(), str(path), FIX)
     assert result.error is None and result.fixed > 0
@@ -64,7 +74,12 @@ def test_cli_text_json_sarif_github(env):
     assert "initialised by `tf.constant()` in cell 2, line 1:" in proc.stdout
 
     (finding,) = findings_json(tflint(root, "--format", "json", path, env=env))
-    assert (finding["cell"], finding["cell_line"], finding["cell_end_line"], finding["column"]) == (5, 2, 2, 5)
+    assert (finding["cell"], finding["cell_line"], finding["cell_end_line"], finding["column"]) == (
+        5,
+        2,
+        2,
+        5,
+    )
     raw_line = (root / path).read_text().splitlines()[finding["line"] - 1]
     assert raw_line.strip() == '"    tf.config.experimental.set_memory_growth(gpu, True)"'
     assert finding["end_line"] == finding["line"]
@@ -74,9 +89,19 @@ def test_cli_text_json_sarif_github(env):
     location = result["locations"][0]["physicalLocation"]
     assert location["artifactLocation"]["uri"] == path
     assert location["region"]["startLine"] == finding["line"]
+    # Columns in SARIF and GitHub count in the .ipynb line the line number names.
+    column, end_column = finding["file_column"], finding["file_end_column"]
+    assert raw_line[column - 1 : end_column - 1].startswith("tf.config.experimental")
+    assert (location["region"]["startColumn"], location["region"]["endColumn"]) == (
+        column,
+        end_column,
+    )
 
     github = tflint(root, "--format", "github", path, env=env).stdout
-    assert github.startswith(f"::warning file={path},line={finding['line']},col=5,")
+    assert github.startswith(
+        f"::warning file={path},line={finding['line']},endLine={finding['line']},"
+        f"col={column},endColumn={end_column},title=TFP301::"
+    )
 
 
 def test_cli_fix_writes_only_changed_sources(env, tmp_path):
@@ -114,7 +139,9 @@ def test_cli_stdin_notebook(env, tmp_path):
 
 
 def test_joined_in_order_across_markdown_and_empty_cells():
-    text = notebook(LATE[0], ("markdown", "Some *prose*."), "", LATE[1], ("raw", "raw text"), LATE[2])
+    text = notebook(
+        LATE[0], ("markdown", "Some *prose*."), "", LATE[1], ("raw", "raw text"), LATE[2]
+    )
     assert located(lint(text)) == ["cell 4:2:5 TFP301"]  # the 4th code cell
 
 
@@ -135,6 +162,9 @@ def test_configuration_first_is_quiet():
         "!echo one \\\n  two",
         "%%bash\nfor f in *.py; do\n  echo $f\ndone",
         "%%writefile helper.py\nimport tensorflow as tf\nx = tf.constant(1)",
+        "pip install tensorflow-datasets==4.9",  # automagic: no % needed
+        "cd /content/data\nmkdir -p out",
+        "if True:\n    pip install -q keras-tuner",
     ],
 )
 def test_magics_are_neutralised_without_shifting_lines(cell):
@@ -143,6 +173,13 @@ def test_magics_are_neutralised_without_shifting_lines(cell):
     compile(neutral, "cell", "exec")
     text = notebook(LATE[0], LATE[1], cell, LATE[2])
     assert located(lint(text)) == ["cell 4:2:5 TFP301"]
+
+
+@pytest.mark.parametrize(
+    "line", ["pip = load()", "time.sleep(1)", "run(cd, ls)", "env = {}", "ls", "history[-1]"]
+)
+def test_python_that_starts_with_an_automagic_word_is_kept(line):
+    assert notebooks.neutralise(line) == line
 
 
 def test_python_looking_lines_inside_strings_are_kept():
@@ -164,7 +201,9 @@ def test_magic_inside_a_block_keeps_the_block_valid():
 
 
 def test_top_level_await_is_not_a_syntax_error():
-    text = notebook("import asyncio\nimport tensorflow as tf", "await asyncio.sleep(0)", LATE[1], LATE[2])
+    text = notebook(
+        "import asyncio\nimport tensorflow as tf", "await asyncio.sleep(0)", LATE[1], LATE[2]
+    )
     assert located(lint(text)) == ["cell 4:2:5 TFP301"]
     assert lint(notebook("import asyncio", "await asyncio.sleep(0)")).findings == []
 
@@ -185,13 +224,23 @@ def test_file_level_noqa_in_any_cell():
     assert lint(notebook(*LATE, ("markdown", "# tflint-perf: noqa"))).findings != []
 
 
-def test_syntax_error_points_at_the_cell():
+def test_syntax_error_points_at_the_cell_and_the_other_cells_are_linted():
     text = notebook(*LATE[:2], "def broken(:\n    pass", LATE[2])
-    result = lint(text)
-    (finding,) = result.findings
-    assert finding.code == "TFP000"
-    assert (finding.extra["cell"], finding.extra["cell_line"]) == (3, 1)
-    assert finding.message.startswith("SyntaxError")
+    syntax, late = lint(text).findings
+    assert syntax.code == "TFP000"
+    assert (syntax.extra["cell"], syntax.extra["cell_line"]) == (3, 1)
+    assert syntax.message.startswith("SyntaxError")
+    assert (late.code, late.extra["cell"], late.extra["cell_line"]) == ("TFP301", 4, 2)
+
+
+def test_every_broken_cell_is_reported_once():
+    text = notebook(LATE[0], "x = None  # YOUR CODE\ny = (", LATE[1], "z = ]", LATE[2])
+    findings = lint(text).findings
+    assert [(f.code, f.extra["cell"]) for f in findings] == [
+        ("TFP000", 2),
+        ("TFP000", 4),
+        ("TFP301", 5),
+    ]
 
 
 def test_unclosed_bracket_is_blamed_on_its_own_cell():
@@ -243,7 +292,11 @@ def test_fix_keeps_formatting(options):
     result = lint(text, mode=FIX)
     assert result.fixed == 1 and result.error is None
     want = notebook(
-        LATE[0], "# Échelle\n" + LATE[2] + "\nscale = tf.constant(2.0)", "", "print('fin ✓')", **options
+        LATE[0],
+        "# Échelle\n" + LATE[2] + "\nscale = tf.constant(2.0)",
+        "",
+        "print('fin ✓')",
+        **options,
     )
     assert result.fixed_source == want
 
@@ -256,7 +309,11 @@ def test_fix_keeps_string_sources_and_crlf():
     result = lint(text, mode=FIX)
     assert result.fixed == 1
     fixed = json.loads(result.fixed_source)
-    assert [c["source"] for c in fixed["cells"]] == [LATE[0], LATE[2] + "\nscale = tf.constant(2.0)", ""]
+    assert [c["source"] for c in fixed["cells"]] == [
+        LATE[0],
+        LATE[2] + "\nscale = tf.constant(2.0)",
+        "",
+    ]
     assert result.fixed_source.count("\r\n") == text.count("\r\n")
 
 
@@ -279,7 +336,11 @@ def test_fix_that_would_move_a_magic_is_not_offered():
 
 
 def test_magic_lines_come_back_after_a_fix():
-    text = notebook("%matplotlib inline\nimport tensorflow as tf", "!nvidia-smi\n" + LATE[1], "%env A=1\n" + LATE[2])
+    text = notebook(
+        "%matplotlib inline\nimport tensorflow as tf",
+        "!nvidia-smi\n" + LATE[1],
+        "%env A=1\n" + LATE[2],
+    )
     result = lint(text, mode=FIX)
     assert result.fixed == 1
     sources = ["".join(c["source"]) for c in json.loads(result.fixed_source)["cells"]]

@@ -9,8 +9,20 @@ from conftest import ROOT
 
 def test_wheel_contains_rules_and_imports_them(tmp_path):
     build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(tmp_path / "dist"), str(ROOT)],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--quiet",
+            "-w",
+            str(tmp_path / "dist"),
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert build.returncode == 0, build.stderr
     (wheel,) = (tmp_path / "dist").glob("tflint_perf-*.whl")
@@ -24,10 +36,17 @@ def test_wheel_contains_rules_and_imports_them(tmp_path):
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
     probe = subprocess.run(
-        [sys.executable, "-c",
-         "import sys; sys.path.insert(0, sys.argv[1]); "
-         "import tflint_perf.rules as r; print(len(r.all_rules()), r.__file__)", str(site)],
-        cwd=tmp_path, capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-c",
+            "import sys; sys.path.insert(0, sys.argv[1]); "
+            "import tflint_perf.rules as r; print(len(r.all_rules()), r.__file__)",
+            str(site),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
         env={"PATH": "/usr/bin:/bin", "PYTHONNOUSERSITE": "1"},
     )
     assert probe.returncode == 0, probe.stderr

@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tflint_perf.config import ConfigError
+from tflint_perf.engine.rule import Edit, Finding, Fix
+from tflint_perf.engine.verification import Rewrite
 from tflint_perf.reporters import finding_to_dict
-from tflint_perf.rule import Edit, Finding, Fix
+from tflint_perf.rules import all_rules
+from tflint_perf.run.config import ConfigError
 from tflint_perf.verify import cli as verify_cli
 from tflint_perf.verify.options import VerifyOptions, options_from_table
 from tflint_perf.verify.plan import plan_finding
@@ -22,9 +24,18 @@ from tflint_perf.verify.session import verify
 
 pytest.importorskip("numpy")
 
+RULES = {rule.code: rule for rule in all_rules()}
+STACK, HOIST, CONCAT, PREDICT = (
+    Rewrite.STACK_TO_VECTOR,
+    Rewrite.HOIST,
+    Rewrite.CONCAT_ONCE,
+    Rewrite.PREDICT_AS_CALL,
+)
+
 
 def _options(tmp_path, **kw):
     kw.setdefault("timeout", 20)
+    kw.setdefault("memory_limit", 1 << 30)
     return VerifyOptions(root=tmp_path, python=sys.executable, tf_module=None, **kw)
 
 
@@ -46,7 +57,7 @@ def _replace_line(path, line, new):
 def _run(tmp_path, path, findings, **kw):
     source = Path(path).read_text()
     stderr = StringIO()
-    session = verify([(path, source, findings)], _options(tmp_path, **kw), {}, stderr=stderr)
+    session = verify([(path, source, findings)], _options(tmp_path, **kw), RULES, stderr=stderr)
     return session, stderr.getvalue()
 
 
@@ -64,9 +75,8 @@ def test_equal_fix_is_timed_with_medians_spread_and_first_call(tmp_path):
     fix = _replace_line(path, 4, "total = x.sum(axis=1)")
     session, _ = _run(tmp_path, path, [_finding(path, 4, fix=fix)])
     v = session.findings[0].extra["verify"]
-    assert v["status"] in ("verified", "no-speedup"), v
-    assert v["equal"] is True
-    assert v["baseline_s"] > 0 and v["fixed_s"] > 0 and v["repeats"] >= 3
+    assert v["equal"] is True, v  # how much faster is for bench/verify_cases.py, not a test
+    assert v["baseline_s"] > 0 and v["fixed_s"] > 0 and v["speedup"] > 0 and v["repeats"] >= 3
     assert set(v["first_call_s"]) == {"baseline", "fixed"}
     assert len(v["spread"]) == 2 and v["tolerance"] == {"rtol": 1e-4, "atol": 1e-5}
 
@@ -77,16 +87,20 @@ def test_fix_that_changes_results_is_a_mismatch(tmp_path):
     session, _ = _run(tmp_path, path, [_finding(path, 4, fix=fix)])
     v = session.findings[0].extra["verify"]
     assert v["status"] == "mismatch" and v["equal"] is False
-    assert "total" in v["reason"]
+    assert "total" in v["reason"] and v["speedup"] is None
 
 
 def test_raising_snippet_fails_with_the_errors_last_line(tmp_path):
-    path = _write(tmp_path, "boom.py", """\
+    path = _write(
+        tmp_path,
+        "boom.py",
+        """\
         import numpy as np
 
         x = np.ones(3)
         y = x / 0 + [1, 2][5]
-    """)
+    """,
+    )
     fix = _replace_line(path, 4, "y = x")
     session, _ = _run(tmp_path, path, [_finding(path, 4, fix=fix)])
     v = session.findings[0].extra["verify"]
@@ -95,13 +109,19 @@ def test_raising_snippet_fails_with_the_errors_last_line(tmp_path):
 
 
 def test_failing_import_before_the_finding_fails_cleanly(tmp_path):
-    path = _write(tmp_path, "imp.py", """\
+    path = _write(
+        tmp_path,
+        "imp.py",
+        """\
         import numpy as np
         import not_a_real_module_for_tflint
 
         y = np.ones(3) * 2
-    """)
-    session, _ = _run(tmp_path, path, [_finding(path, 4, fix=_replace_line(path, 4, "y = np.ones(3) + 1"))])
+    """,
+    )
+    session, _ = _run(
+        tmp_path, path, [_finding(path, 4, fix=_replace_line(path, 4, "y = np.ones(3) + 1"))]
+    )
     v = session.findings[0].extra["verify"]
     assert v["status"] == "failed"
     assert "ModuleNotFoundError" in v["reason"] and "not_a_real_module_for_tflint" in v["reason"]
@@ -109,27 +129,32 @@ def test_failing_import_before_the_finding_fails_cleanly(tmp_path):
 
 def test_hanging_snippet_is_killed_with_its_children_and_others_still_run(tmp_path):
     pid_file = tmp_path / "child.pid"
-    hang = _write(tmp_path, "hang.py", f"""\
+    hang = _write(
+        tmp_path,
+        "hang.py",
+        f"""\
         import subprocess
         import numpy as np
 
         child = subprocess.Popen(["sleep", "300"])
         open({str(pid_file)!r}, "w").write(str(child.pid))
-        while True:
-            pass
-    """)
+        while True: pass  # one line: the hang is reported at it whatever the timing
+    """,
+    )
     ok = _write(tmp_path, "ok.py", "import numpy as np\n\ny = np.ones(4) * 2\n")
-    findings_hang = [_finding(hang, 6, fix=_replace_line(hang, 6, "while False:"), end_line=7)]
+    findings_hang = [_finding(hang, 6, fix=_replace_line(hang, 6, "while False: pass"), end_line=6)]
     findings_ok = [_finding(ok, 3, fix=_replace_line(ok, 3, "y = np.ones(4) + 1"))]
     start = time.monotonic()
     verify(
         [(hang, Path(hang).read_text(), findings_hang), (ok, Path(ok).read_text(), findings_ok)],
-        _options(tmp_path, timeout=3), {}, stderr=StringIO(),
+        _options(tmp_path, timeout=3),
+        RULES,
+        stderr=StringIO(),
     )
-    assert time.monotonic() - start < 60
+    assert time.monotonic() - start < 30
     v = findings_hang[0].extra["verify"]
-    assert v["status"] == "failed" and "timed out after 3 s" in v["reason"]
-    assert findings_ok[0].extra["verify"]["status"] in ("verified", "no-speedup")
+    assert v["status"] == "failed" and "timed out after 3 s at line 6" in v["reason"], v
+    assert findings_ok[0].extra["verify"]["equal"] is True
     pid = int(pid_file.read_text())
     for _ in range(50):
         try:
@@ -142,7 +167,10 @@ def test_hanging_snippet_is_killed_with_its_children_and_others_still_run(tmp_pa
 
 
 def test_function_without_call_sites_or_inputs_is_unverified(tmp_path):
-    path = _write(tmp_path, "pred.py", """\
+    path = _write(
+        tmp_path,
+        "pred.py",
+        """\
         import numpy as np
 
 
@@ -151,7 +179,8 @@ def test_function_without_call_sites_or_inputs_is_unverified(tmp_path):
             for batch in batches:
                 out.append(model.predict(batch))
             return np.concatenate(out)
-    """)
+    """,
+    )
     session, _ = _run(tmp_path, path, [_finding(path, 7, code="TFP403")])
     v = session.findings[0].extra["verify"]
     assert v["status"] == "unverified"
@@ -159,7 +188,10 @@ def test_function_without_call_sites_or_inputs_is_unverified(tmp_path):
 
 
 def test_function_is_measured_at_its_call_site(tmp_path):
-    path = _write(tmp_path, "main.py", """\
+    path = _write(
+        tmp_path,
+        "main.py",
+        """\
         import numpy as np
 
 
@@ -170,38 +202,51 @@ def test_function_is_measured_at_its_call_site(tmp_path):
         if __name__ == "__main__":
             print(norms(np.ones((50, 8))))
             raise SystemExit("the module is stopped once measured; this never runs")
-    """)
+    """,
+    )
     fix = _replace_line(path, 5, "    return np.sqrt((x ** 2).sum(axis=1))")
     session, _ = _run(tmp_path, path, [_finding(path, 5, fix=fix)])
     v = session.findings[0].extra["verify"]
-    assert v["status"] in ("verified", "no-speedup"), v
-    assert v["equal"] is True and "call site (line 9)" in v["where"]
+    assert v["equal"] is True and "call site (line 9)" in v["where"], v
 
 
 def test_factory_from_configuration_gives_the_inputs(tmp_path):
-    (tmp_path / "my_inputs.py").write_text("import numpy as np\n\ndef make(size):\n    return (np.ones((size, 4)),)\n")
-    path = _write(tmp_path, "lib.py", """\
+    (tmp_path / "my_inputs.py").write_text(
+        "import numpy as np\n\ndef make(size):\n    return (np.ones((size, 4)),)\n"
+    )
+    path = _write(
+        tmp_path,
+        "lib.py",
+        """\
         import numpy as np
 
 
         def norms(x):
             return np.array([np.sqrt((row ** 2).sum()) for row in x])
-    """)
-    options = options_from_table({"inputs": {"lib:norms": "my_inputs:make"}, "size": 32, "timeout": 20}, tmp_path)
+    """,
+    )
+    options = options_from_table(
+        {"inputs": {"lib:norms": "my_inputs:make"}, "size": 32, "timeout": 20}, tmp_path
+    )
     options.python, options.tf_module = sys.executable, None
-    finding = _finding(path, 5, fix=_replace_line(path, 5, "    return np.sqrt((x ** 2).sum(axis=1))"))
-    verify([(path, Path(path).read_text(), [finding])], options, {}, stderr=StringIO())
+    finding = _finding(
+        path, 5, fix=_replace_line(path, 5, "    return np.sqrt((x ** 2).sum(axis=1))")
+    )
+    verify([(path, Path(path).read_text(), [finding])], options, RULES, stderr=StringIO())
     v = finding.extra["verify"]
     assert v["equal"] is True and "factory my_inputs:make" in v["where"], v
 
 
 def test_missing_tensorflow_is_said_once_and_every_finding_unverified(tmp_path):
     a = _write(tmp_path, "a.py", "import numpy as np\ny = np.ones(2)\n")
-    findings = [_finding(a, 2, fix=_replace_line(a, 2, "y = np.ones(2) + 0")), _finding(a, 2, code="TFP403")]
+    findings = [
+        _finding(a, 2, fix=_replace_line(a, 2, "y = np.ones(2) + 0")),
+        _finding(a, 2, code="TFP403"),
+    ]
     stderr = StringIO()
     options = _options(tmp_path)
     options.tf_module = "tensorflow_is_not_installed_here"
-    verify([(a, Path(a).read_text(), findings)], options, {}, stderr=stderr)
+    verify([(a, Path(a).read_text(), findings)], options, RULES, stderr=stderr)
     assert stderr.getvalue().count("pip install tensorflow") == 1
     assert all(f.extra["verify"]["status"] == "unverified" for f in findings)
     assert "not importable" in findings[0].extra["verify"]["reason"]
@@ -209,21 +254,37 @@ def test_missing_tensorflow_is_said_once_and_every_finding_unverified(tmp_path):
 
 def test_json_shape_and_text_table_and_html(tmp_path):
     path = _write(tmp_path, "sums.py", SLOW_THEN_FAST)
-    findings = [_finding(path, 4, fix=_replace_line(path, 4, "total = x.sum(axis=1)")), _finding(path, 4, code="TFP999")]
+    findings = [
+        _finding(path, 4, fix=_replace_line(path, 4, "total = x.sum(axis=1)")),
+        _finding(path, 4, code="XYZ999"),
+    ]
     session, _ = _run(tmp_path, path, findings)
     data = json.loads(json.dumps([finding_to_dict(f) for f in findings]))
     for item in data:
-        keys = {"status", "device", "baseline_s", "fixed_s", "speedup", "spread", "first_call_s", "repeats", "equal", "reason"}
+        keys = {
+            "status",
+            "device",
+            "baseline_s",
+            "fixed_s",
+            "speedup",
+            "spread",
+            "first_call_s",
+            "repeats",
+            "equal",
+            "reason",
+        }
         assert keys <= set(item["verify"])
-    assert data[1]["verify"]["status"] == "unverified" and "no verification rewrite" in data[1]["verify"]["reason"]
+    assert data[1]["verify"]["status"] == "unverified"
+    assert "XYZ999 has no fix here and no verification rewrite" in data[1]["verify"]["reason"]
+    assert data[0]["verify"]["device_facts"]["kind"] == "CPU"
     out = StringIO()
     write_table(findings, out, session)
     text = out.getvalue()
-    assert "Verify (device: CPU" in text and "verdict" in text and "TFP999" in text
+    assert "Verify (device: CPU" in text and "verdict" in text and "XYZ999" in text
     report = tmp_path / "r.html"
     write_html(findings, str(report), session)
     page = report.read_text()
-    assert "<svg" in page and "<table>" in page and "<script" not in page and "TFP999" in page
+    assert "<svg" in page and "<table>" in page and "<script" not in page and "XYZ999" in page
 
 
 def test_fix_verify_applies_only_verified_fixes(tmp_path):
@@ -234,47 +295,76 @@ def test_fix_verify_applies_only_verified_fixes(tmp_path):
     held.extra["verify"] = {"status": "mismatch", "reason": "the fix changes the results"}
     source = Path(path).read_text()
     stderr = StringIO()
-    applied = verify_cli.apply_verified([(path, source, [good, held])], {path: (source, "utf-8")}, False, stderr)
+    applied = verify_cli.apply_verified(
+        [(path, source, [good, held])], {path: (source, "utf-8")}, False, stderr
+    )
     assert applied == 1
     assert Path(path).read_text() == "import numpy as np\na = np.ones(2) + 0\nb = np.ones(2)\n"
-    assert "held back the fix for" in stderr.getvalue() and ":3:1 TFP101: mismatch" in stderr.getvalue()
+    assert (
+        "held back the fix for" in stderr.getvalue()
+        and ":3:1 TFP101: mismatch" in stderr.getvalue()
+    )
 
 
 # -- planning and rewrites (no process at all) -------------------------------
 def test_tfp101_rewrite_turns_the_stacked_loop_into_one_reduction():
     source = "import tensorflow as tf\nrows = []\nfor r in x:\n    rows.append(tf.reduce_sum(r))\nout = tf.stack(rows)\n"
-    edits = rewrite("TFP101", Source(source), 3, 4)
-    from tflint_perf.fixes import apply_edits
+    edits = rewrite(STACK, Source(source), 3, 4)
+    from tflint_perf.engine.fixes import apply_edits
 
-    assert apply_edits(source, edits).splitlines()[2] == "out = tf.reduce_sum(x, axis=tuple(range(1, len(x.shape))))"
+    assert (
+        apply_edits(source, edits).splitlines()[2]
+        == "out = tf.reduce_sum(x, axis=tuple(range(1, len(x.shape))))"
+    )
 
 
 def test_tfp101_rewrite_index_loop_elementwise_and_generic():
-    from tflint_perf.fixes import apply_edits
+    from tflint_perf.engine.fixes import apply_edits
 
     source = "import tensorflow as tf\ndef f(x):\n    o = []\n    for i in range(len(x)):\n        o.append(tf.exp(x[i]) * 2)\n    return tf.stack(o)\n"
-    assert "    return tf.exp(x) * 2" in apply_edits(source, rewrite("TFP101", Source(source), 4, 5))
+    assert "    return tf.exp(x) * 2" in apply_edits(source, rewrite(STACK, Source(source), 4, 5))
     source = "import tensorflow as tf\no = []\nfor r in x:\n    o.append(tf.linalg.det(r))\ny = tf.stack(o)\n"
-    assert "y = tf.vectorized_map(lambda __tfp_row: tf.linalg.det(__tfp_row), x)" in apply_edits(source, rewrite("TFP101", Source(source), 3, 4))
+    assert "y = tf.vectorized_map(lambda __tfp_row: tf.linalg.det(__tfp_row), x)" in apply_edits(
+        source, rewrite(STACK, Source(source), 3, 4)
+    )
     with pytest.raises(Unsupported):
-        rewrite("TFP101", Source("for r in x:\n    print(r)\n"), 1, 2)
+        rewrite(STACK, Source("for r in x:\n    print(r)\n"), 1, 2)
 
 
 def test_tfp403_rewrite_calls_the_model_directly():
-    from tflint_perf.fixes import apply_edits
+    from tflint_perf.engine.fixes import apply_edits
 
     source = "for b in batches:\n    out.append(model.predict(b, verbose=0))\n"
-    assert "out.append(model(b, training=False).numpy())" in apply_edits(source, rewrite("TFP403", Source(source), 2, 2))
+    assert "out.append(model(b, training=False).numpy())" in apply_edits(
+        source, rewrite(PREDICT, Source(source), 2, 2)
+    )
 
 
 def test_plan_modes(tmp_path):
     options = VerifyOptions(root=tmp_path)
     source = "import tensorflow as tf\nx = tf.ones(1)\ntf.config.threading.set_intra_op_parallelism_threads(1)\n"
-    job, outcome = plan_finding(0, _finding("m.py", 3, code="TFP301"), source, __import__("ast").parse(source), options)
+    job, outcome = plan_finding(
+        0,
+        _finding("m.py", 3, code="TFP301"),
+        source,
+        __import__("ast").parse(source),
+        options,
+        RULES["TFP301"].verification,
+    )
     assert job["mode"] == "failure" and outcome is None
     source = "class A:\n    def f(self, x):\n        return x\n"
-    job, outcome = plan_finding(0, _finding("m.py", 3, fix=_replace_line_text(source, 3, "        return x + 0")), source, __import__("ast").parse(source), options)
-    assert job is None and outcome["status"] == "unverified" and "inside class `A`" in outcome["reason"]
+    job, outcome = plan_finding(
+        0,
+        _finding("m.py", 3, fix=_replace_line_text(source, 3, "        return x + 0")),
+        source,
+        __import__("ast").parse(source),
+        options,
+    )
+    assert (
+        job is None
+        and outcome["status"] == "unverified"
+        and "inside class `A`" in outcome["reason"]
+    )
 
 
 def _replace_line_text(source, line, new):
@@ -287,57 +377,71 @@ def test_configuration_is_validated(tmp_path):
         options_from_table({"timeut": 3}, tmp_path)
     with pytest.raises(ConfigError, match="timeout must be positive"):
         options_from_table({"timeout": 0}, tmp_path)
-    with pytest.raises(ConfigError, match="expected \"module:function\""):
+    with pytest.raises(ConfigError, match='expected "module:function"'):
         options_from_table({"inputs": {"pkg.mod:f": "no_colon"}}, tmp_path)
-    options = options_from_table({"inputs": {"pkg/mod.py:f": "tests.inputs:make"}, "size": 64}, tmp_path)
-    assert options.size == 64 and options.factory_for(str(tmp_path / "pkg" / "mod.py"), "f") == "tests.inputs:make"
+    options = options_from_table(
+        {"inputs": {"pkg/mod.py:f": "tests.inputs:make"}, "size": 64}, tmp_path
+    )
+    assert (
+        options.size == 64
+        and options.factory_for(str(tmp_path / "pkg" / "mod.py"), "f") == "tests.inputs:make"
+    )
 
 
 def test_cli_rejects_verify_with_diff(tmp_path, cli_env):
     import subprocess
 
     path = _write(tmp_path, "a.py", "import tensorflow as tf\n")
-    proc = subprocess.run([sys.executable, "-m", "tflint_perf", "check", "--verify", "--diff", path],
-                          capture_output=True, text=True, env=cli_env)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tflint_perf", "check", "--verify", "--diff", path],
+        capture_output=True,
+        text=True,
+        env=cli_env,
+    )
     assert proc.returncode == 2 and "--verify cannot be combined with --diff" in proc.stderr
 
 
 def test_tfp101_rewrite_reduces_an_elementwise_row_expression_along_an_axis():
-    from tflint_perf.fixes import apply_edits
+    from tflint_perf.engine.fixes import apply_edits
 
     source = "def f(q, k):\n    s = []\n    for i in range(q.shape[0]):\n        s.append(tf.reduce_sum(q[i] * k))\n    return tf.stack(s)\n"
-    assert "    return tf.reduce_sum(q * k, axis=tuple(range(1, len(q.shape))))" in apply_edits(source, rewrite("TFP101", Source(source), 3, 4))
+    assert "    return tf.reduce_sum(q * k, axis=tuple(range(1, len(q.shape))))" in apply_edits(
+        source, rewrite(STACK, Source(source), 3, 4)
+    )
 
 
 def test_tfp202_rewrite_hoists_the_loop_invariant_construction():
-    from tflint_perf.fixes import apply_edits
+    from tflint_perf.engine.fixes import apply_edits
 
     source = "def f(bs):\n    out = []\n    for b in bs:\n        m = build(\n            8)\n        out.append(m(b))\n    return out\n"
-    assert apply_edits(source, rewrite("TFP202", Source(source), 4, 5)) == (
+    assert apply_edits(source, rewrite(HOIST, Source(source), 4, 5)) == (
         "def f(bs):\n    out = []\n    m = build(\n        8)\n    for b in bs:\n        out.append(m(b))\n    return out\n"
     )
     for body, why in [
         ("    for b in bs:\n        m = build(b)\n        m(b)\n", "which the loop changes"),
         ("    for b in bs:\n        m(b)\n        m = build()\n", "reads `m` before"),
-        ("    for b in bs:\n        if b:\n            m = build()\n", "not directly in a loop body"),
+        (
+            "    for b in bs:\n        if b:\n            m = build()\n",
+            "not directly in a loop body",
+        ),
     ]:
         source = "def f(bs):\n" + body
         line = next(i for i, text in enumerate(source.splitlines(), 1) if "build(" in text)
-        with pytest.raises(Unsupported, match=why):
-            rewrite("TFP202", Source(source), line, line)
+        with pytest.raises(Unsupported, match=__import__("re").escape(why)):
+            rewrite(HOIST, Source(source), line, line)
 
 
 def test_tfp103_rewrite_collects_pieces_and_concatenates_once():
-    from tflint_perf.fixes import apply_edits
+    from tflint_perf.engine.fixes import apply_edits
 
     source = "def f(ds):\n    acc = tf.zeros([0, 2])\n    for x in ds:\n        acc = tf.concat([acc, g(x)], axis=0)\n    return acc\n"
-    assert apply_edits(source, rewrite("TFP103", Source(source), 4, 4)) == (
+    assert apply_edits(source, rewrite(CONCAT, Source(source), 4, 4)) == (
         "def f(ds):\n    acc = tf.zeros([0, 2])\n    __tfp_parts = [acc]\n    for x in ds:\n"
         "        __tfp_parts.append(g(x))\n    acc = tf.concat(__tfp_parts, axis=0)\n    return acc\n"
     )
     source = "def f(ds):\n    for x in ds:\n        acc = tf.concat([acc, x], 0)\n        if x:\n            return None\n"
     with pytest.raises(Unsupported, match="return/yield"):
-        rewrite("TFP103", Source(source), 3, 3)
+        rewrite(CONCAT, Source(source), 3, 3)
 
 
 def test_fix_that_adds_an_import_is_timed_as_the_function_alone(tmp_path):
@@ -345,13 +449,18 @@ def test_fix_that_adds_an_import_is_timed_as_the_function_alone(tmp_path):
 
     source = "import numpy as np\n\n\ndef f(x):\n    return np.sum(x)\n"
     fix = Fix((Edit(2, 0, 2, 0, "import math\n"), Edit(5, 0, 5, 20, "    return math.fsum(x)")))
-    job, outcome = plan_finding(0, _finding("m.py", 5, fix=fix), source, ast_mod.parse(source), VerifyOptions(root=tmp_path))
+    job, outcome = plan_finding(
+        0, _finding("m.py", 5, fix=fix), source, ast_mod.parse(source), VerifyOptions(root=tmp_path)
+    )
     assert outcome is None and job["mode"] == "function" and job["fixed_imports"] == "import math\n"
     assert job["fixed_region"] == [5, 6]
 
 
 def test_fix_adding_an_import_runs_with_that_import(tmp_path):
-    path = _write(tmp_path, "blur.py", """\
+    path = _write(
+        tmp_path,
+        "blur.py",
+        """\
         import numpy as np
 
 
@@ -364,17 +473,306 @@ def test_fix_adding_an_import_runs_with_that_import(tmp_path):
 
         if __name__ == "__main__":
             print(total(np.ones((50, 40))))
-    """)
-    fix = Fix((Edit(2, 0, 2, 0, "import math\n"), Edit(5, 0, 8, 14, "    return math.fsum(np.ravel(rows))")))
+    """,
+    )
+    fix = Fix(
+        (
+            Edit(2, 0, 2, 0, "import math\n"),
+            Edit(5, 0, 8, 14, "    return math.fsum(np.ravel(rows))"),
+        )
+    )
     finding = _finding(path, 6, fix=fix, end_line=7)
     _run(tmp_path, path, [finding])
     v = finding.extra["verify"]
-    assert v["status"] in ("verified", "no-speedup") and v["equal"] is True, v
+    assert v["equal"] is True, v
 
 
-def test_rule_verify_roles_in_the_rules_words_map_to_input_kinds():
-    from tflint_perf.verify.inputs import input_roles
+# -- the contract between rules and --verify ------------------------------------
+def test_every_rule_declares_its_verification_and_verify_holds_no_rule_code():
+    from tflint_perf.engine.verification import Purpose, Verification
 
-    assert input_roles({"iterated": "tensor"}) == {"iterated": "matrix"}
-    assert input_roles({"image": "2-D", "kernel": "2-D"}) == {"image": "image", "kernel": "kernel"}
-    assert input_roles({"call_site": "loop", "measure": "loop"}) == {}
+    for rule in all_rules():
+        spec = rule.verification
+        assert isinstance(spec, Verification), rule.code
+        assert not hasattr(rule, "verify_roles"), rule.code
+        if spec.purpose is Purpose.FAILURE:
+            assert spec.observe is not None, rule.code
+        elif not rule.fixable:
+            assert spec.rewrite is not None, f"{rule.code}: nothing to measure against"
+    verify_dir = Path(verify_cli.__file__).parent
+    for module in verify_dir.glob("*.py"):
+        assert "TFP" not in module.read_text(), f"{module.name} names a rule code"
+
+
+def test_a_new_rule_needs_no_edit_in_verify(tmp_path):
+    """A made-up code with a declared rewrite and input role is planned from its contract alone."""
+    import ast
+
+    from tflint_perf.engine.verification import Input, InputKind, Timing, Verification
+
+    spec = Verification(
+        inputs=(Input("iterated", InputKind.ROWS),), rewrite=HOIST, timing=Timing.COLD
+    )
+    source = "def f(bs):\n    out = []\n    for b in bs:\n        m = build(8)\n        out.append(m(b))\n    return out\n"
+    job, outcome = plan_finding(
+        0,
+        _finding("m.py", 4, code="NEW123"),
+        source,
+        ast.parse(source),
+        VerifyOptions(root=tmp_path),
+        spec,
+    )
+    assert outcome is None, outcome
+    assert job["mode"] == "function" and job["variant"] == "rewrite" and job["cold"] is True
+    assert "    m = build(8)\n    for b in bs:" in job["fixed_source"]
+    assert job["inputs"]["bs"]["kind"] == "rows" and job["inputs"]["bs"]["shape"] == [256, 32]
+
+
+# -- inputs: NumPy or tensor, by how the body uses them ------------------------------
+CONV = """\
+import numpy as np
+
+
+def smooth(image, kernel):
+    kh, kw = kernel.shape
+    h, w = image.shape
+    out = np.zeros((h - kh + 1, w - kw + 1), dtype=image.dtype)
+    for i in range(h - kh + 1):
+        for j in range(w - kw + 1):
+            out[i, j] = np.sum(image[i:i + kh, j:j + kw] * kernel)
+    return out
+"""
+
+
+def test_numpy_convolution_gets_a_numpy_image_and_kernel():
+    import ast
+
+    from tflint_perf.verify.inputs import plan_inputs
+
+    tree = ast.parse(CONV)
+    spec = RULES["TFP102"].verification
+    specs, why = plan_inputs("TFP102", tree.body[1], 8, 10, 256, spec.inputs, tree)
+    assert why == ""
+    assert specs["image"] == {
+        "role": "image",
+        "kind": "image",
+        "shape": [32, 32],
+        "array": "numpy",
+        "dtype": "float64",
+    }
+    assert specs["kernel"]["shape"] == [3, 3] and specs["kernel"]["array"] == "numpy"
+    assert list(specs) == ["image", "kernel"]  # in the function's order
+
+
+def test_tensor_code_gets_tensors_and_mixed_code_follows_the_parameter():
+    import ast
+
+    from tflint_perf.verify.inputs import array_kind, module_aliases
+
+    source = (
+        "import numpy as np\nimport tensorflow as tf\n\n"
+        "def f(x, k):\n    rows = [tf.reduce_sum(x[i]) for i in range(len(x))]\n"
+        "    return tf.stack(rows) + np.sum(k)\n"
+    )
+    tree = ast.parse(source)
+    aliases = module_aliases(tree)
+    assert aliases == {"np": "numpy", "tf": "tensor"}
+    assert array_kind(tree.body[2], "x", aliases) == "tensor"
+    assert array_kind(tree.body[2], "k", aliases) == "numpy"
+
+
+# -- stack-to-vector: comprehensions, while loops, full coverage of the rows ---------------
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        (
+            "    return tf.stack([tf.reduce_sum(x[i] * x[i]) for i in range(x.shape[0])])\n",
+            "    return tf.reduce_sum(x * x, axis=tuple(range(1, len(x.shape))))\n",
+        ),
+        (
+            "    n = x.shape[0]\n    return tf.stack(list(tf.exp(r) for r in x))\n",
+            None,  # list(...) around the generator is not a stacking call
+        ),
+        (
+            "    n = len(x)\n    return tf.stack(tf.exp(x[i]) for i in range(n))\n",
+            "    n = len(x)\n    return tf.exp(x)\n",
+        ),
+        (
+            "    i = 0\n    out = []\n    while i < tf.shape(x)[0]:\n        out.append(tf.reduce_max(x[i], axis=0))\n        i += 1\n    return tf.stack(out)\n",
+            "    i = 0\n    out = []\n    return tf.reduce_max(x, axis=1)\n",
+        ),
+    ],
+)
+def test_stack_to_vector_rewrites_comprehensions_and_while_loops(body, expected):
+    from tflint_perf.engine.fixes import apply_edits
+
+    source = "import tensorflow as tf\n\n\ndef f(x):\n" + body
+    last = len(source.splitlines())
+    if expected is None:
+        with pytest.raises(Unsupported):
+            rewrite(STACK, Source(source), 5, last)
+        return
+    assert apply_edits(source, rewrite(STACK, Source(source), 5, last)) == (
+        "import tensorflow as tf\n\n\ndef f(x):\n" + expected
+    )
+
+
+@pytest.mark.parametrize(
+    "body, why",
+    [
+        ("    return tf.stack([tf.exp(x[i]) for i in range(3)])\n", "not the number of rows"),
+        ("    return tf.stack([tf.exp(x[i]) for i in range(1, len(x))])\n", "start or a step"),
+        ("    return tf.stack([tf.exp(x[i]) for i in range(len(x)) if i])\n", "filters rows"),
+        (
+            "    i = 0\n    out = []\n    while i < len(x):\n        out.append(tf.exp(x[i]))\n        i += 2\n    return tf.stack(out)\n",
+            "append followed by `i += 1`",
+        ),
+        (
+            "    i = 1\n    out = []\n    while i < len(x):\n        out.append(tf.exp(x[i]))\n        i += 1\n    return tf.stack(out)\n",
+            "does not start at 0",
+        ),
+    ],
+)
+def test_stack_to_vector_refuses_what_it_cannot_prove_equal(body, why):
+    source = "import tensorflow as tf\n\n\ndef f(x):\n" + body
+    with pytest.raises(Unsupported, match=__import__("re").escape(why)):
+        rewrite(STACK, Source(source), 5, len(source.splitlines()))
+
+
+# -- state: captured once, restored before every run -------------------------------
+class _Var:
+    """Quacks like a tf.Variable."""
+
+    def __init__(self, value, name):
+        import numpy as np
+
+        self.value, self.name = np.array(value, dtype=float), name
+
+    def assign(self, value):
+        self.value = value.copy()
+
+    def numpy(self):
+        return self.value
+
+
+def test_state_restores_variables_generators_containers_and_adopts_lazy_ones():
+    import random
+
+    import numpy as np
+
+    from tflint_perf.verify.state import State
+
+    class Optimizer:
+        def __init__(self):
+            self.slots = []
+
+        @property
+        def variables(self):
+            return list(self.slots)
+
+    weights, optimizer = _Var([1.0, 2.0], "w"), Optimizer()
+    rng, py_rng, history = np.random.default_rng(1), random.Random(2), [1]
+    namespace = {"weights": weights, "optimizer": optimizer, "rng": rng, "history": history}
+    state = State(np, list(namespace.values()), namespace)
+
+    def step():
+        if not optimizer.slots:
+            optimizer.slots.append(_Var([0.0], "slot"))  # built on the first step
+        optimizer.slots[0].value = optimizer.slots[0].value + 1
+        weights.value = weights.value - 0.5
+        history.append(len(history))
+        return rng.normal(), py_rng.random()
+
+    step()
+    state.restore()
+    assert state.capture() == 1  # the slot joins, at its value now
+    runs = []
+    for _ in range(2):
+        state.restore()
+        runs.append((step(), state.values(), list(history)))
+    assert runs[0][0][0] == runs[1][0][0]  # numpy's generator restored
+    assert [v.tolist() for v in runs[0][1].values()] == [v.tolist() for v in runs[1][1].values()]
+    assert runs[0][2] == runs[1][2] == [1, 1]
+    state.restore()
+    assert weights.value.tolist() == [1.0, 2.0] and optimizer.slots[0].value.tolist() == [1.0]
+
+
+def test_state_that_cannot_be_restored_is_unverified_and_named(tmp_path):
+    path = _write(
+        tmp_path,
+        "it.py",
+        """\
+        import numpy as np
+
+        noise = iter(range(10**6))
+
+
+        def step(x):
+            return x * 2 + next(noise)
+
+
+        if __name__ == "__main__":
+            for _ in range(100):
+                step(np.ones(3))
+    """,
+    )
+    fix = _replace_line(path, 7, "    return x + x + next(noise)")
+    session, _ = _run(tmp_path, path, [_finding(path, 7, fix=fix)])
+    v = session.findings[0].extra["verify"]
+    assert v["status"] == "unverified" and v["equal"] is None and v["speedup"] is None, v
+    assert v["reason"].startswith("state cannot be restored"), v
+    assert "`noise` is an iterator" in v["reason"]
+
+
+def test_a_seeded_generator_and_a_module_list_are_restored_so_results_are_equal(tmp_path):
+    path = _write(
+        tmp_path,
+        "rng.py",
+        """\
+        import numpy as np
+
+        rng = np.random.default_rng(7)
+        seen = []
+
+
+        def noisy(x):
+            seen.append(1)
+            return x + rng.normal(size=x.shape) * len(seen)
+
+
+        if __name__ == "__main__":
+            for _ in range(50):
+                noisy(np.ones(4))
+    """,
+    )
+    fix = _replace_line(path, 9, "    return rng.normal(size=x.shape) * len(seen) + x")
+    session, _ = _run(tmp_path, path, [_finding(path, 9, fix=fix)])
+    v = session.findings[0].extra["verify"]
+    assert v["equal"] is True, v
+
+
+def test_no_speedup_is_reported_without_equality():
+    from tflint_perf.verify.verdicts import timing_verdict
+
+    raw = {
+        "first_call_s": {"baseline": 1.0, "fixed": 0.1},
+        "equal": None,
+        "equal_note": "state cannot be restored: ...",
+    }
+    v = timing_verdict(raw, "CPU")
+    assert v["status"] == "unverified" and v["speedup"] is None
+    assert "no speedup is reported without equal results" in v["reason"]
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("nan"), 0.0, -1.0])
+def test_verify_timeout_must_be_a_positive_finite_number(tmp_path, value):
+    import argparse
+
+    from tflint_perf.run.config import Settings
+
+    args = argparse.Namespace(verify_timeout=value, verify_size=None, verify_memory=None)
+    settings = Settings(root=tmp_path)
+    with pytest.raises(ConfigError, match="positive, finite"):
+        verify_cli.options(args, settings)
+    with pytest.raises(ConfigError, match="finite|positive"):
+        options_from_table({"timeout": value}, tmp_path)

@@ -1,0 +1,45 @@
+"""Rewrite the fixtures' expected findings and fixed outputs from the rules.
+
+    python tests/update_fixtures.py [CODE ...]
+
+Then read ``git diff fixtures/``: every changed line is a change users see.
+A positive fixture's ``.expected`` and a fix's ``.fixed.py`` are written
+only where they exist or where the rules now report or fix; near misses
+(``ok_*``) are never given expectations.
+"""
+
+import sys
+
+from fixture_cases import fixed_of, render, sources
+from tflint_perf.engine.linter import fix_source, lint_source
+from tflint_perf.rules import all_rules
+
+
+def update(codes) -> int:
+    rules = all_rules()
+    changed = 0
+    for path in sources():
+        if codes and path.parent.name not in codes:
+            continue
+        findings = lint_source(path.read_text(), str(path), rules)
+        if path.name.startswith("bad_"):
+            text = "".join(line + "\n" for line in render(findings))
+            changed += _write(path.with_suffix(".expected"), text)
+        for unsafe in (False, True):
+            target = fixed_of(path, unsafe)
+            result = fix_source(path.read_text(), str(path), rules, unsafe)
+            if target is not None and result.fixed:
+                changed += _write(target, result.source)
+    return changed
+
+
+def _write(path, text) -> int:
+    if path.exists() and path.read_text() == text:
+        return 0
+    path.write_text(text)
+    print(f"updated {path}")
+    return 1
+
+
+if __name__ == "__main__":
+    print(f"{update(set(sys.argv[1:]))} file(s) updated")
