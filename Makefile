@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test verify-demo docs bench clean
+.PHONY: demo test smoke lint verify-demo docs bench bench-verify realworld clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,15 +26,50 @@ verify-demo: $(VENV)/.installed-demo
 	@echo "== tflint-perf check examples/ --verify  (runs the examples and their fixes; see docs/verify.md)"
 	-$(BIN)/tflint-perf check examples/ --verify --verify-report verify-report.html
 
+# Offline: the tests marked `network` (they pip-install from PyPI) run in `make smoke`.
 test: $(VENV)/.installed-dev
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not network"
+
+# Type-checked: everything but tflint_perf/analysis/ and rules/, which are not
+# clean yet (`$(BIN)/mypy tflint_perf rules` shows what is left there).
+MYPY_CLEAN := tflint_perf/__init__.py tflint_perf/__main__.py tflint_perf/engine \
+	tflint_perf/run tflint_perf/verify tflint_perf/cli.py tflint_perf/reporters.py \
+	tflint_perf/flake8_plugin.py tflint_perf/baseline.py tflint_perf/gitdiff.py tflint_perf/docs.py
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy $(MYPY_CLEAN)
+
+# Real code at scale, fix safety, a larger property-test budget and the network
+# tests. Not part of `make test`: it downloads four wheels (bench/smoke.py). The
+# development corpus is linted too when SMOKE_DEV_CORPUS exists (else skipped).
+SMOKE_DEV_CORPUS ?= $(CURDIR)/../corpus-dev
+$(VENV)/.installed-smoke: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'  # no TensorFlow: nothing here runs it
+	touch $@
+
+smoke: $(VENV)/.installed-smoke
+	$(BIN)/python bench/smoke.py --dev-corpus "$(SMOKE_DEV_CORPUS)" $(SMOKE_ARGS)
+	TFLINT_HYPOTHESIS=smoke $(BIN)/python -m pytest -q tests/test_properties.py
+	$(BIN)/python -m pytest -q -m network
 
 # The corpus: `python bench/fetch_corpus.py` (downloads four wheels) or BENCH_ARGS="--corpus PATH".
 bench: $(VENV)/.installed-demo
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
 
+# --verify's cases timed (speedups recorded in bench/results/verify.md, never asserted).
+bench-verify: $(VENV)/.installed-demo
+	$(BIN)/python bench/verify/run.py $(BENCH_ARGS)
+
+# Precision/recall per rule on hand-labelled real code; the corpus is built by
+# ../shared/corpus/build.py (see bench/realworld/README.md). Not part of `make test`.
+CORPUS ?= bench/corpus-dev
+realworld: $(VENV)/.installed-demo
+	$(BIN)/python bench/realworld/score.py --corpus $(CORPUS) --tool $(BIN)/tflint-perf $(REALWORLD_ARGS)
+
 docs: $(VENV)/.installed-demo
 	$(BIN)/python -m tflint_perf.docs
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache

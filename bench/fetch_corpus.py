@@ -20,12 +20,27 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE / "corpus"
-PACKAGES = ("keras==3.15.1", "tf-keras==2.21.0", "tf-models-official==2.20.0", "tensorflow-datasets==4.9.10")
+PACKAGES = (
+    "keras==3.15.1",
+    "tf-keras==2.21.0",
+    "tf-models-official==2.20.0",
+    "tensorflow-datasets==4.9.10",
+)
 
 
 def download(dest: Path) -> None:
     dest.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-d", str(dest), *PACKAGES]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        "-d",
+        str(dest),
+        *PACKAGES,
+    ]
     print("$ " + " ".join(cmd))
     subprocess.run(cmd, check=True)
 
@@ -52,8 +67,15 @@ def unpack(wheels: Path, dest: Path) -> int:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--wheels", type=Path, help="unpack the wheels in this folder instead of downloading")
-    parser.add_argument("--dest", type=Path, default=CORPUS / "src", help="where to unpack (default: bench/corpus/src)")
+    parser.add_argument(
+        "--wheels", type=Path, help="unpack the wheels in this folder instead of downloading"
+    )
+    parser.add_argument(
+        "--dest",
+        type=Path,
+        default=CORPUS / "src",
+        help="where to unpack (default: bench/corpus/src)",
+    )
     args = parser.parse_args(argv)
     wheels = args.wheels
     if wheels is None:

@@ -54,7 +54,11 @@ def main(argv=None) -> int:
     if args.jobs <= 1:
         ok = sum(parse(p) for p in files)
     else:
-        context = multiprocessing.get_context("fork") if sys.platform.startswith("linux") else multiprocessing
+        context = (
+            multiprocessing.get_context("fork")
+            if sys.platform.startswith("linux")
+            else multiprocessing
+        )
         chunk = max(1, min(8, len(files) // (args.jobs * 4)))
         with context.Pool(args.jobs) as pool:
             ok = sum(pool.imap_unordered(parse, files, chunksize=chunk))

@@ -107,7 +107,9 @@ def measure(cmd: List[str], log: Path, env=None, cwd=None, timeout=None, ok_code
         out.flush()
         start = time.perf_counter()
         # Own session: a timeout stops the tool and every worker it started.
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=cwd, start_new_session=True)
+        proc = subprocess.Popen(
+            cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=cwd, start_new_session=True
+        )
         with _TreeRss(proc.pid) as sampler:
             deadline = None if timeout is None else start + timeout
             timed_out = False
@@ -151,7 +153,9 @@ def best_of(cmd: List[str], times: int, env=None, cwd=None):
     wall = cpu = float("inf")
     for _ in range(times):
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd
+        )
         _, _, usage = os.wait4(proc.pid, 0)
         wall = min(wall, time.perf_counter() - start)
         cpu = min(cpu, usage.ru_utime + usage.ru_stime)
@@ -178,7 +182,7 @@ def find_tool(name: str, bins: List[str]) -> Optional[str]:
 
 def corpus_size(corpus: Path):
     files = lines = 0
-    for directory, dirs, names in os.walk(corpus):
+    for directory, _dirs, names in os.walk(corpus):
         for name in names:
             if name.endswith(".py"):
                 files += 1
@@ -214,7 +218,9 @@ def machine() -> str:
 def libcst_version(python: str) -> str:
     out = subprocess.run(
         [python, "-c", "import importlib.metadata as m; print(m.version('libcst'))"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     return out.stdout.strip() or "?"
 
@@ -229,24 +235,59 @@ def tool_version(exe: str, *args: str) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="folder of .py files (default: bench/corpus/src, see fetch_corpus.py)")
-    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="processes for every tool that takes a number (default: all cores)")
-    parser.add_argument("--tool-bin", action="append", default=[], metavar="DIR", help="where to look for flake8, fixit, ruff first (repeatable; then PATH)")
-    parser.add_argument("--python", default=sys.executable, help="the Python with libcst that runs tflint-perf and parse-only")
-    parser.add_argument("--skip", action="append", default=[], help="tools to leave out: parse-only, tflint-perf, cache, flake8, fixit, ruff, small-file")
-    parser.add_argument("--timeout", type=float, default=1200.0, help="seconds before a tool is stopped (default: 1200)")
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        default=DEFAULT_CORPUS,
+        help="folder of .py files (default: bench/corpus/src, see fetch_corpus.py)",
+    )
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="processes for every tool that takes a number (default: all cores)",
+    )
+    parser.add_argument(
+        "--tool-bin",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="where to look for flake8, fixit, ruff first (repeatable; then PATH)",
+    )
+    parser.add_argument(
+        "--python",
+        default=sys.executable,
+        help="the Python with libcst that runs tflint-perf and parse-only",
+    )
+    parser.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        help="tools to leave out: parse-only, tflint-perf, cache, flake8, fixit, ruff, small-file",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=1200.0,
+        help="seconds before a tool is stopped (default: 1200)",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS / "latest.md")
     args = parser.parse_args(argv)
 
     corpus = args.corpus.resolve()
     if not corpus.is_dir():
-        sys.stderr.write(f"no corpus at {corpus}: run `python bench/fetch_corpus.py` or pass --corpus PATH\n")
+        sys.stderr.write(
+            f"no corpus at {corpus}: run `python bench/fetch_corpus.py` or pass --corpus PATH\n"
+        )
         return 2
     RESULTS.mkdir(exist_ok=True)
     files, lines = corpus_size(corpus)
     # Bytecode, as an install has it (PYTHONDONTWRITEBYTECODE would otherwise
     # make every run compile tflint-perf from source).
-    subprocess.run([args.python, "-m", "compileall", "-q", "tflint_perf", "rules"], cwd=str(ROOT), check=False)
+    subprocess.run(
+        [args.python, "-m", "compileall", "-q", "tflint_perf", "rules"], cwd=str(ROOT), check=False
+    )
     jobs = args.jobs
     env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
     py = args.python
@@ -257,25 +298,77 @@ def main(argv=None) -> int:
     def run_row(tool: str, how: str, cmd, ok_codes=(0,), run_env=None, log_name=None):
         log = RESULTS / f"{log_name or tool}.log"
         sys.stderr.write(f"== {tool} ({how})\n")
-        row = Row(tool, how, measure(cmd, log, env=run_env or env, cwd=str(ROOT), timeout=args.timeout, ok_codes=ok_codes))
+        row = Row(
+            tool,
+            how,
+            measure(
+                cmd, log, env=run_env or env, cwd=str(ROOT), timeout=args.timeout, ok_codes=ok_codes
+            ),
+        )
         rows.append(row)
-        sys.stderr.write(f"   {row.run.wall:.2f} s wall, {row.run.cpu:.2f} s CPU, {row.run.status}\n")
+        sys.stderr.write(
+            f"   {row.run.wall:.2f} s wall, {row.run.cpu:.2f} s CPU, {row.run.status}\n"
+        )
         return row
 
     if "parse-only" not in args.skip:
-        run_row("LibCST parse-only", f"`parse_module`, {jobs} processes", [py, str(HERE / "parse_only.py"), "-j", str(jobs), str(corpus)], log_name="parse-only")
+        run_row(
+            "LibCST parse-only",
+            f"`parse_module`, {jobs} processes",
+            [py, str(HERE / "parse_only.py"), "-j", str(jobs), str(corpus)],
+            log_name="parse-only",
+        )
     lint = [py, "-m", "tflint_perf", "check", "--exit-zero", "-q", "-j", str(jobs)]
     if "tflint-perf" not in args.skip:
-        run_row("tflint-perf", f"all rules, `--no-cache -j {jobs}`", lint + ["--no-cache", str(corpus)], log_name="tflint-perf")
+        run_row(
+            "tflint-perf",
+            f"all rules, `--no-cache -j {jobs}`",
+            lint + ["--no-cache", str(corpus)],
+            log_name="tflint-perf",
+        )
     if "cache" not in args.skip:
         with tempfile.TemporaryDirectory(prefix="tflint-perf-bench-cache-") as cache:
             cached = lint + ["--cache-dir", cache, str(corpus)]
             run_row("tflint-perf", f"cold cache, `-j {jobs}`", cached, log_name="tflint-perf-cold")
-            run_row("tflint-perf", f"second run, nothing changed, `-j {jobs}`", cached, log_name="tflint-perf-warm")
+            run_row(
+                "tflint-perf",
+                f"second run, nothing changed, `-j {jobs}`",
+                cached,
+                log_name="tflint-perf-warm",
+            )
     peers = [
-        ("flake8", ["--version"], lambda exe: [exe, "--isolated", "--exit-zero", "--jobs", str(jobs), str(corpus)], (0,), f"pyflakes + pycodestyle defaults, `--jobs {jobs}`", {}),
-        ("fixit", ["--version"], lambda exe: [exe, "lint", str(corpus)], (0, 1), "`fixit lint`, default rules (its own process count)", {}),
-        ("ruff", ["--version"], lambda exe: [exe, "check", "--isolated", "--no-cache", "--exit-zero", "-q", str(corpus)], (0,), f"`ruff check` defaults, `--no-cache`, {jobs} threads", {"RAYON_NUM_THREADS": str(jobs)}),
+        (
+            "flake8",
+            ["--version"],
+            lambda exe: [exe, "--isolated", "--exit-zero", "--jobs", str(jobs), str(corpus)],
+            (0,),
+            f"pyflakes + pycodestyle defaults, `--jobs {jobs}`",
+            {},
+        ),
+        (
+            "fixit",
+            ["--version"],
+            lambda exe: [exe, "lint", str(corpus)],
+            (0, 1),
+            "`fixit lint`, default rules (its own process count)",
+            {},
+        ),
+        (
+            "ruff",
+            ["--version"],
+            lambda exe: [
+                exe,
+                "check",
+                "--isolated",
+                "--no-cache",
+                "--exit-zero",
+                "-q",
+                str(corpus),
+            ],
+            (0,),
+            f"`ruff check` defaults, `--no-cache`, {jobs} threads",
+            {"RAYON_NUM_THREADS": str(jobs)},
+        ),
     ]
     versions = {}
     for name, version_args, build, ok_codes, how, extra_env in peers:
@@ -298,15 +391,28 @@ def main(argv=None) -> int:
             subprocess.run(cached, stdout=subprocess.DEVNULL, env=env, cwd=str(ROOT), check=False)
             cases = [
                 ("`python -c pass`", [py, "-c", "pass"]),
-                ("`python -c \"import libcst\"`", [py, "-c", "import libcst"]),
-                (f"`tflint-perf check --no-cache {small_rel}`", lint_one + ["--no-cache", small_rel]),
+                ('`python -c "import libcst"`', [py, "-c", "import libcst"]),
+                (
+                    f"`tflint-perf check --no-cache {small_rel}`",
+                    lint_one + ["--no-cache", small_rel],
+                ),
                 (f"`tflint-perf check {small_rel}`, answered from the cache", cached),
             ]
             small = [(label, *best_of(cmd, 9, env, str(ROOT))) for label, cmd in cases]
 
     report = render(
-        rows, small, files, lines, corpus, jobs, started, load_before, load_average(),
-        libcst_version(py), versions, argv if argv is not None else sys.argv[1:],
+        rows,
+        small,
+        files,
+        lines,
+        corpus,
+        jobs,
+        started,
+        load_before,
+        load_average(),
+        libcst_version(py),
+        versions,
+        argv if argv is not None else sys.argv[1:],
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(report, encoding="utf-8")
@@ -318,8 +424,24 @@ def _mb(n: int) -> str:
     return f"{n / 2**20:,.0f} MB" if n else "n/a"
 
 
-def render(rows, small, files, lines, corpus, jobs, started, load_before, load_after, libcst, versions, argv) -> str:
-    floor = next((r.run for r in rows if r.tool == "LibCST parse-only" and r.run and r.run.status == "ok"), None)
+def render(
+    rows,
+    small,
+    files,
+    lines,
+    corpus,
+    jobs,
+    started,
+    load_before,
+    load_after,
+    libcst,
+    versions,
+    argv,
+) -> str:
+    floor = next(
+        (r.run for r in rows if r.tool == "LibCST parse-only" and r.run and r.run.status == "ok"),
+        None,
+    )
     first = next((r.run for r in rows if r.how.startswith("cold cache") and r.run), None)
     out = [
         "# Benchmark",
