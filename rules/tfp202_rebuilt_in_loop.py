@@ -205,6 +205,7 @@ class RebuiltInLoop(Rule):
     def screen(cls, facts) -> bool:
         # Every rebuild this rule reports happens inside a loop of the module.
         return facts.has_loop()
+
     fixable = True
     fix_summary = "safe / unsafe"  # the README's Fix column
     # For --verify: without a fix, timed against the construction hoisted out of

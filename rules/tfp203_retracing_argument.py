@@ -105,6 +105,7 @@ class RetracingArgument(Rule):
     def screen(cls, facts) -> bool:
         # The changing argument is a loop's: no loop, nothing to retrace.
         return facts.has_loop()
+
     fixable = True
     fix_summary = "safe / unsafe"  # the README's Fix column
     # For --verify: the cost is tracing, so every timed run starts from fresh
