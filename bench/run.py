@@ -39,6 +39,23 @@ ROOT = HERE.parent
 DEFAULT_CORPUS = HERE / "corpus" / "src"
 RESULTS = HERE / "results"
 SMALL_FILE = ROOT / "examples" / "gpu_setup_after_model.py"
+# A small module with nothing for any rule: the screens keep LibCST out of it.
+CLEAN_FILE = """\
+import tensorflow as tf
+
+
+def build_model(num_classes: int) -> tf.keras.Model:
+    return tf.keras.Sequential(
+        [
+            tf.keras.layers.Dense(64, activation="relu"),
+            tf.keras.layers.Dense(num_classes),
+        ]
+    )
+
+
+model = build_model(10)
+model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+"""
 
 
 # -- measuring one command -----------------------------------------------------
@@ -170,6 +187,7 @@ class Row:
     run: Optional[Run] = None
     note: str = ""
     extra: dict = field(default_factory=dict)
+    procs: int = 1  # compared with the LibCST parse-only row of the same count
 
 
 def find_tool(name: str, bins: List[str]) -> Optional[str]:
@@ -272,6 +290,12 @@ def main(argv=None) -> int:
         default=1200.0,
         help="seconds before a tool is stopped (default: 1200)",
     )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="rounds of the alternating one-process runs (ast, LibCST, tflint-perf); medians shown",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS / "latest.md")
     args = parser.parse_args(argv)
 
@@ -292,10 +316,11 @@ def main(argv=None) -> int:
     env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
     py = args.python
     rows: List[Row] = []
+    versions: dict = {}
     load_before = load_average()
     started = datetime.datetime.now().astimezone()
 
-    def run_row(tool: str, how: str, cmd, ok_codes=(0,), run_env=None, log_name=None):
+    def run_row(tool: str, how: str, cmd, ok_codes=(0,), run_env=None, log_name=None, procs=1):
         log = RESULTS / f"{log_name or tool}.log"
         sys.stderr.write(f"== {tool} ({how})\n")
         row = Row(
@@ -304,6 +329,7 @@ def main(argv=None) -> int:
             measure(
                 cmd, log, env=run_env or env, cwd=str(ROOT), timeout=args.timeout, ok_codes=ok_codes
             ),
+            procs=procs,
         )
         rows.append(row)
         sys.stderr.write(
@@ -311,46 +337,98 @@ def main(argv=None) -> int:
         )
         return row
 
-    if "parse-only" not in args.skip:
+    def run_alternating(specs):
+        """Each (tool, how, cmd, log) ``args.repeat`` times, in turn; the median run of each."""
+        runs = {spec[0] + spec[1]: [] for spec in specs}
+        for round_ in range(args.repeat):
+            for tool, how, cmd, log_name in specs:
+                sys.stderr.write(f"== {tool} ({how}), round {round_ + 1} of {args.repeat}\n")
+                run = measure(
+                    cmd, RESULTS / f"{log_name}.log", env=env, cwd=str(ROOT), timeout=args.timeout
+                )
+                sys.stderr.write(f"   {run.wall:.2f} s wall, {run.cpu:.2f} s CPU, {run.status}\n")
+                runs[tool + how].append(run)
+        for tool, how, _cmd, _log in specs:
+            done = sorted(runs[tool + how], key=lambda r: r.wall)
+            median = done[len(done) // 2]
+            spread = f"{done[0].wall:.1f}-{done[-1].wall:.1f} s" if len(done) > 1 else ""
+            label = f"{how}, median of {len(done)}" + (f" ({spread})" if spread else "")
+            rows.append(Row(tool, label, median))
+
+    lint = [py, "-m", "tflint_perf", "check", "--exit-zero", "-q"]
+    one = [
+        ("`ast` parse-only", "`ast.parse`, 1 process", "--ast", "parse-ast"),
+        ("LibCST parse-only", "`parse_module`, 1 process", None, "parse-only"),
+    ]
+    specs = [
+        (
+            tool,
+            how,
+            [py, str(HERE / "parse_only.py")] + ([flag] if flag else []) + ["-j", "1", str(corpus)],
+            log,
+        )
+        for tool, how, flag, log in one
+        if "parse-only" not in args.skip
+    ]
+    if "tflint-perf" not in args.skip:
+        specs.append(
+            (
+                "tflint-perf",
+                "all rules, `--no-cache -j 1`",
+                lint + ["-j", "1", "--no-cache", str(corpus)],
+                "tflint-perf",
+            )
+        )
+    run_alternating(specs)
+    if "cache" not in args.skip:
+        with tempfile.TemporaryDirectory(prefix="tflint-perf-bench-cache-") as cache:
+            cached = lint + ["-j", "1", "--cache-dir", cache, str(corpus)]
+            run_row("tflint-perf", "cold cache, `-j 1`", cached, log_name="tflint-perf-cold")
+            run_row(
+                "tflint-perf",
+                "second run, nothing changed, `-j 1`",
+                cached,
+                log_name="tflint-perf-warm",
+            )
+    if jobs > 1 and "tflint-perf" not in args.skip:
         run_row(
             "LibCST parse-only",
             f"`parse_module`, {jobs} processes",
             [py, str(HERE / "parse_only.py"), "-j", str(jobs), str(corpus)],
-            log_name="parse-only",
+            log_name="parse-only-j",
+            procs=jobs,
         )
-    lint = [py, "-m", "tflint_perf", "check", "--exit-zero", "-q", "-j", str(jobs)]
-    if "tflint-perf" not in args.skip:
         run_row(
             "tflint-perf",
             f"all rules, `--no-cache -j {jobs}`",
-            lint + ["--no-cache", str(corpus)],
-            log_name="tflint-perf",
+            lint + ["-j", str(jobs), "--no-cache", str(corpus)],
+            log_name="tflint-perf-j",
+            procs=jobs,
         )
-    if "cache" not in args.skip:
-        with tempfile.TemporaryDirectory(prefix="tflint-perf-bench-cache-") as cache:
-            cached = lint + ["--cache-dir", cache, str(corpus)]
-            run_row("tflint-perf", f"cold cache, `-j {jobs}`", cached, log_name="tflint-perf-cold")
+    if "flake8" not in args.skip:
+        # The plugin runs in flake8's own process on flake8's ast tree; the floor
+        # is flake8 itself with the cheapest check it has (E9: syntax errors).
+        flake8 = [py, "-m", "flake8", "--isolated", "--exit-zero", "--jobs", "1"]
+        versions["flake8"] = tool_version(py, "-m", "flake8", "--version")
+        for select in ("E9", "TFP"):
             run_row(
-                "tflint-perf",
-                f"second run, nothing changed, `-j {jobs}`",
-                cached,
-                log_name="tflint-perf-warm",
+                "flake8",
+                f"`--select {select} --jobs 1`"
+                + (
+                    " (the floor: parse and startup)"
+                    if select == "E9"
+                    else " (the tflint-perf plugin)"
+                ),
+                flake8 + ["--select", select, str(corpus)],
+                log_name=f"flake8-{select}",
             )
     peers = [
-        (
-            "flake8",
-            ["--version"],
-            lambda exe: [exe, "--isolated", "--exit-zero", "--jobs", str(jobs), str(corpus)],
-            (0,),
-            f"pyflakes + pycodestyle defaults, `--jobs {jobs}`",
-            {},
-        ),
         (
             "fixit",
             ["--version"],
             lambda exe: [exe, "lint", str(corpus)],
             (0, 1),
-            "`fixit lint`, default rules (its own process count)",
+            "`fixit lint`, its built-in rules (its own process count)",
             {},
         ),
         (
@@ -366,11 +444,10 @@ def main(argv=None) -> int:
                 str(corpus),
             ],
             (0,),
-            f"`ruff check` defaults, `--no-cache`, {jobs} threads",
-            {"RAYON_NUM_THREADS": str(jobs)},
+            "`ruff check` defaults, `--no-cache`, 1 thread",
+            {"RAYON_NUM_THREADS": "1"},
         ),
     ]
-    versions = {}
     for name, version_args, build, ok_codes, how, extra_env in peers:
         if name in args.skip:
             continue
@@ -383,17 +460,24 @@ def main(argv=None) -> int:
 
     small = []
     if "small-file" not in args.skip:
-        sys.stderr.write("== small file\n")
+        sys.stderr.write("== small files\n")
         small_rel = str(SMALL_FILE.relative_to(ROOT))
         lint_one = [py, "-m", "tflint_perf", "check"]
         with tempfile.TemporaryDirectory(prefix="tflint-perf-bench-cache-") as cache:
+            clean = os.path.join(cache, "clean_model.py")
+            with open(clean, "w", encoding="utf-8") as handle:
+                handle.write(CLEAN_FILE)
             cached = lint_one + ["--cache-dir", cache, small_rel]
             subprocess.run(cached, stdout=subprocess.DEVNULL, env=env, cwd=str(ROOT), check=False)
             cases = [
                 ("`python -c pass`", [py, "-c", "pass"]),
                 ('`python -c "import libcst"`', [py, "-c", "import libcst"]),
                 (
-                    f"`tflint-perf check --no-cache {small_rel}`",
+                    f"`tflint-perf check --no-cache` a clean file ({len(CLEAN_FILE)} bytes, no loop)",
+                    lint_one + ["--no-cache", clean],
+                ),
+                (
+                    f"`tflint-perf check --no-cache {small_rel}` (one finding)",
                     lint_one + ["--no-cache", small_rel],
                 ),
                 (f"`tflint-perf check {small_rel}`, answered from the cache", cached),
@@ -438,10 +522,12 @@ def render(
     versions,
     argv,
 ) -> str:
-    floor = next(
-        (r.run for r in rows if r.tool == "LibCST parse-only" and r.run and r.run.status == "ok"),
-        None,
-    )
+    floors = {
+        r.procs: r.run
+        for r in reversed(rows)
+        if r.tool == "LibCST parse-only" and r.run and r.run.status == "ok"
+    }
+    e9 = next((r.run for r in rows if "--select E9" in r.how and r.run), None)
     first = next((r.run for r in rows if r.how.startswith("cold cache") and r.run), None)
     out = [
         "# Benchmark",
@@ -458,6 +544,7 @@ def render(
             out.append(f"| {row.tool} | {row.how} | {row.note} | | | | | | |")
             continue
         r = row.run
+        floor = floors.get(row.procs)
         if r.status.startswith("timed out"):  # a lower bound is still a result
             ratio = f"> {r.wall / floor.wall:.1f}x" if floor else "n/a"
             out.append(
@@ -470,6 +557,8 @@ def render(
         ratio = f"{r.wall / floor.wall:.2f}x" if floor else "n/a"
         cpu_ratio = f"{r.cpu / floor.cpu:.2f}x" if floor and floor.cpu else "n/a"
         how = row.how
+        if e9 is not None and "--select TFP" in how and e9.wall:
+            how += f"; {r.wall / e9.wall:.2f}x `--select E9`"
         if first is not None and row.how.startswith("second run") and first.wall:
             how += f" ({r.wall / first.wall:.1%} of the cold run)"
         out.append(
@@ -478,7 +567,7 @@ def render(
     if small:
         out += [
             "",
-            f"One small file ({SMALL_FILE.stat().st_size:,} bytes, one finding), the whole process, best of 9:",
+            "Small files, the whole process, best of 9:",
             "",
             "| command | wall s | CPU s |",
             "|---|---:|---:|",

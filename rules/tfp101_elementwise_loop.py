@@ -255,6 +255,11 @@ class ElementwiseLoop(Rule):
         inputs=(Input("iterated", InputKind.ROWS),), rewrite=Rewrite.STACK_TO_VECTOR
     )
 
+    @classmethod
+    def screen(cls, facts) -> bool:
+        # Every finding is a loop or a comprehension.
+        return facts.has_loop()
+
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self.candidates: List[cst.CSTNode] = []

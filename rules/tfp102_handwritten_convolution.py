@@ -115,6 +115,11 @@ class HandwrittenConvolution(Rule):
         )
     )
 
+    @classmethod
+    def screen(cls, facts) -> bool:
+        # Every finding is a loop nest (or a comprehension) over windows.
+        return facts.has_loop()
+
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self.candidates = []

@@ -104,6 +104,11 @@ class TensorGrownInLoop(Rule):
         inputs=(Input("iterated", InputKind.ROWS),), rewrite=Rewrite.CONCAT_ONCE
     )
 
+    @classmethod
+    def screen(cls, facts) -> bool:
+        # Every finding grows a tensor in a loop.
+        return facts.has_loop()
+
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self.assigns: List[cst.Assign] = []

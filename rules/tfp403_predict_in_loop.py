@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from typing import ClassVar, Dict, Optional
 
@@ -194,6 +195,14 @@ class PredictInLoop(Rule):
     #: For --verify: timed against calling the model directly (a
     #: verification-only rewrite).
     verification: ClassVar[Verification] = Verification(rewrite=Rewrite.PREDICT_AS_CALL)
+
+    @classmethod
+    def screen(cls, facts) -> bool:
+        # The call repeats in a loop of this module, or it is `predict` in an
+        # agent's method whose loop lives elsewhere.
+        return facts.has_loop() or any(
+            node.attr == "predict" for node in facts.nodes(ast.Attribute)
+        )
 
     def finish(self) -> None:
         self._flows: Dict[int, ScopeFlow] = {}

@@ -1,5 +1,7 @@
 """The rules' screens (tflint_perf.engine.screen) never lose a finding."""
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -49,3 +51,46 @@ def test_a_module_no_screen_passes_is_not_parsed_by_libcst(monkeypatch):
     monkeypatch.setattr(linter, "parse", no_parse)
     rule = type("Never", (RULES[0],), {"screen": classmethod(lambda cls, facts: False)})
     assert lint_source("import numpy as np\nfor x in y:\n    pass\n", "m.py", [rule]) == []
+
+
+CLEAN_MODULE = """\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+model.compile(optimizer="adam", loss="mse")
+"""
+
+
+def _imported_modules(tmp_path, *args) -> set:
+    """Module names a ``tflint-perf`` process imported (``python -X importtime``)."""
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "tflint_perf", *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = [line for line in out.stderr.splitlines() if line.startswith("import time:")]
+    return {line.rsplit("|", 1)[1].strip() for line in lines[1:]}
+
+
+def test_clean_run_imports_only_what_it_uses(tmp_path):
+    """A module no screen keeps is done without LibCST; optional faces stay unloaded."""
+    (tmp_path / "clean.py").write_text(CLEAN_MODULE)
+    modules = _imported_modules(tmp_path, "check", "--no-cache", "clean.py")
+    assert "tflint_perf.run.files" in modules  # the import list is real
+    never = {"libcst._nodes.statement", "tflint_perf.run.notebooks", "tflint_perf.baseline", "tflint_perf.gitdiff"}
+    assert not modules & never, sorted(modules & never)
+    # --verify's option parsing lives in verify.cli; the machinery is not loaded.
+    verify = {m for m in modules if m.startswith("tflint_perf.verify.")}
+    assert verify == {"tflint_perf.verify.cli"}, sorted(verify)
+    assert not {m for m in modules if m.startswith("libcst.")}
+
+
+def test_module_with_a_loop_loads_libcst(tmp_path):
+    """The other side of the screen: a module a rule may report in is parsed."""
+    (tmp_path / "loop.py").write_text(CLEAN_MODULE + "for x in range(3):\n    print(x)\n")
+    modules = _imported_modules(tmp_path, "check", "--no-cache", "loop.py")
+    # LibCST is registered lazily, so its package line is not in the list; its nodes are.
+    assert "libcst._nodes.statement" in modules
