@@ -95,7 +95,7 @@ class TensorGrownInLoop(Rule):
 
     code = "TFP103"
     name = "tensor-grown-in-loop"
-    message = "{what} in every iteration of the loop on line {line}: each iteration copies everything gathered so far (quadratic); {advice}"
+    message = "{what} in every iteration of the loop at {line}: each iteration copies everything gathered so far (quadratic); {advice}"
     triggers = ("concat", "stack", "append")
     fixable = False
     # For --verify: rows to grow from when nothing calls the function; timed
@@ -142,7 +142,7 @@ class TensorGrownInLoop(Rule):
             self.report(
                 call,
                 what=found,
-                line=self.ctx.position(loop).start.line,
+                line=self.ctx.line_ref(self.ctx.position(loop).start.line),
                 advice=self._advice(assign, qual),
             )
 

@@ -159,9 +159,7 @@ class MissingTfFunction(Rule):
 
     code = "TFP201"
     name = "missing-tf-function"
-    message = (
-        "`{func}()` is a training step called in a loop (line {line}) that runs eagerly: {advice}"
-    )
+    message = "`{func}()` is a training step called in a loop ({line}) that runs eagerly: {advice}"
     triggers = ("GradientTape", "tf_agents", "implicit_", "gradients_function")
     fixable = True
     fix_summary = "safe / unsafe"  # the README's Fix column
@@ -234,8 +232,7 @@ class MissingTfFunction(Rule):
         if not reasons:
             fix, call, reasons = self._inline_fix(step, statements)
         first, last = self.ctx.statement_lines(statements[0], statements[-1])
-        # "line N" (not "lines N-M"): notebooks rewrite it to the cell's line.
-        block = "it" if first == last else f"it, through the update on line {last},"
+        block = "it" if first == last else f"it, through the update at {self.ctx.line_ref(last)},"
         if fix is not None:
             advice = (
                 f"move {block} into a `@{self._spelling()}` function and call `{call}` here "
@@ -255,10 +252,10 @@ class MissingTfFunction(Rule):
     def _where(self, hot: HotLoop, scope: Optional[cst.FunctionDef]) -> str:
         ctx = self.ctx
         if hot.calls and scope is not None:
-            line = ctx.position(hot.calls[-1]).start.line
-            return f"in `{scope.name.value}()`, called in a loop (line {line})"
-        line = ctx.position(hot.loop).start.line
-        return f"on every iteration of `{_header(ctx, hot.loop)}` (line {line})"
+            line = ctx.line_ref(ctx.position(hot.calls[-1]).start.line)
+            return f"in `{scope.name.value}()`, called in a loop ({line})"
+        line = ctx.line_ref(ctx.position(hot.loop).start.line)
+        return f"on every iteration of `{_header(ctx, hot.loop)}` ({line})"
 
     def _step_block(self, step: TapeStep):
         """The statements from the ``with`` to the last one that uses the tape
@@ -372,7 +369,7 @@ class MissingTfFunction(Rule):
             )
             self.report(func.name, message=message, fix=fix)
             return
-        line = ctx.position(hot.calls[-1]).start.line
+        line = ctx.line_ref(ctx.position(hot.calls[-1]).start.line)
         self.report(func.name, func=func.name.value, line=line, advice=advice, fix=fix)
 
     def _callee_problems(self, func: cst.FunctionDef) -> List[Problem]:
@@ -432,8 +429,8 @@ class MissingTfFunction(Rule):
         used = [n for arg in call.args for n in free_names(arg.value) if n in counters]
         if not used:
             return []
-        line = self.ctx.position(call).start.line
-        what = f"the call at line {line} passes `{used[0]}`,"
+        line = self.ctx.line_ref(self.ctx.position(call).start.line)
+        what = f"the call at {line} passes `{used[0]}`,"
         return [Problem("hazard", what, "which changes between calls (each value traces again)")]
 
     def _decorator_fix(self, func: cst.FunctionDef, safety: str) -> Optional[Fix]:

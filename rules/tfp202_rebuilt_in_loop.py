@@ -618,7 +618,7 @@ class RebuiltInLoop(Rule):
         line = self.ctx.line_ref(self.ctx.position(loop).start.line)
         for key in order:
             calls = by_statement[key]
-            message = f"{self._ops_words(calls)} on every iteration of the loop on {line}, which runs the session: {GROWTH_ADVICE}"
+            message = f"{self._ops_words(calls)} on every iteration of the loop at {line}, which runs the session: {GROWTH_ADVICE}"
             self.report(calls[0], message=message)
         return bool(order)
 
@@ -724,7 +724,7 @@ class RebuiltInLoop(Rule):
                 tf += ".compat.v1"
             message = (
                 f"`{name}()` builds a new TF1 graph ({kinds}) in the default graph on every "
-                f"call, and the loop on {loop_line} calls it once per iteration: the default "
+                f"call, and the loop at {loop_line} calls it once per iteration: the default "
                 "graph keeps every copy and grows from trial to trial; call "
                 f"`{tf}.reset_default_graph()` at the start of each iteration, or build each "
                 f"one in `with {tf}.Graph().as_default():`"
@@ -736,7 +736,7 @@ class RebuiltInLoop(Rule):
         shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
         message = (
             f"`{name}()` adds new ops to the TF1 graph ({shown}) on every call and runs them, "
-            f"and the loop on {loop_line} calls it once per iteration: {GROWTH_ADVICE}"
+            f"and the loop at {loop_line} calls it once per iteration: {GROWTH_ADVICE}"
         ).replace("before the loop", f"outside `{name}()`")
         self.report(anchor, message=message)
 
@@ -808,7 +808,7 @@ class RebuiltInLoop(Rule):
         built = dotted(factory.construction.func) or "?"
         message = (
             f"`{name}()` builds and trains a new Keras model (`{built}()`) on every call, and the "
-            f"loop on {loop_line} calls it{via} once per iteration: Keras keeps every model in its "
+            f"loop at {loop_line} calls it{via} once per iteration: Keras keeps every model in its "
             f"global state and memory grows from trial to trial; call `{prefix}.clear_session()` "
             f"at the start of `{name}()`"
         )
@@ -1074,7 +1074,7 @@ def _describe(items: List[Item], ctx) -> str:
     parts = []
     tf1 = [i for i in items if i.kind == "tf1"]
     for item in items:
-        line = ctx.position(item.node).start.line
+        line = ctx.line_ref(ctx.position(item.node).start.line)
         if item.kind == "tf1":
             if item is not tf1[0]:
                 continue
@@ -1085,7 +1085,7 @@ def _describe(items: List[Item], ctx) -> str:
                 f"{n} {kind}{'s' if n > 1 else ''}" if n > 1 else f"a {kind}"
                 for kind, n in counts.items()
             ]
-            parts.append(f"a TF1 graph ({', '.join(bits)}; line {line})")
+            parts.append(f"a TF1 graph ({', '.join(bits)}; {line})")
         else:
-            parts.append(f"{item.label} on line {line}")
+            parts.append(f"{item.label} at {line}")
     return ", ".join(parts)

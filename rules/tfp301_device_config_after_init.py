@@ -94,7 +94,7 @@ class DeviceConfigAfterInit(Rule):
 
     code = "TFP301"
     name = "device-config-after-init"
-    message = "{call} after the TensorFlow runtime was initialised by {init} on line {line}: TensorFlow raises RuntimeError ({error})"
+    message = "{call} after the TensorFlow runtime was initialised by {init} at {line}: TensorFlow raises RuntimeError ({error})"
     triggers = (
         "set_memory_growth",
         "set_visible_devices",
@@ -131,8 +131,8 @@ class DeviceConfigAfterInit(Rule):
             attr = (dotted(config.func) or "").rsplit(".", 1)[-1]
             call = f"`{dotted(config.func)}()`"
             if v.via is not None:
-                line = self.ctx.position(v.target).start.line
-                call += f" (in `{v.via.name.value}()`, called on line {line})"
+                line = self.ctx.line_ref(self.ctx.position(v.target).start.line)
+                call += f" (in `{v.via.name.value}()`, called at {line})"
             fix = hoist_fix(
                 self.ctx,
                 v,
@@ -144,7 +144,7 @@ class DeviceConfigAfterInit(Rule):
                 config,
                 call=call,
                 init=v.init_reason,
-                line=self.ctx.position(v.init).start.line,
+                line=self.ctx.line_ref(self.ctx.position(v.init).start.line),
                 error=_ERRORS.get(attr, "devices cannot be modified after being initialized"),
                 fix=fix,
             )

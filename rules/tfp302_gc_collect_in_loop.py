@@ -117,8 +117,8 @@ class GcCollectInLoop(Rule):
         found = self._step_loop_around(loops, call)
         if found is not None:
             loop, why = found
-            line = self.ctx.position(loop).start.line
-            return f"inside the training loop on line {line} (it {why})"
+            line = self.ctx.line_ref(self.ctx.position(loop).start.line)
+            return f"inside the training loop at {line} (it {why})"
         # Directly in a callback hook (not in a loop of its own, not in a nested def).
         for node in self.ctx.ancestors_of(call):
             if isinstance(node, (cst.For, cst.While, cst.Lambda, cst.ClassDef)):

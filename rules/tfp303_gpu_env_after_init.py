@@ -107,7 +107,7 @@ class GpuEnvAfterInit(Rule):
 
     code = "TFP303"
     name = "gpu-env-after-init"
-    message = "{setting} after {init} on line {line} {started}: {reader} read `{var}` already, so this setting is silently ignored"
+    message = "{setting} after {init} at {line} {started}: {reader} read `{var}` already, so this setting is silently ignored"
     triggers = tuple(sorted(GPU_VARIABLES))
     fixable = True
     fix_summary = "safe, when provable"  # the README's Fix column
@@ -180,8 +180,8 @@ class GpuEnvAfterInit(Rule):
         var = sorted(self.variables_set(setter) & variables)[0]
         setting = f"`{self._describe(setter)}`"
         if v.via is not None:
-            line = self.ctx.position(v.target).start.line
-            setting += f" (in `{v.via.name.value}()`, called on line {line})"
+            line = self.ctx.line_ref(self.ctx.position(v.target).start.line)
+            setting += f" (in `{v.via.name.value}()`, called at {line})"
         driver = var in DRIVER_VARIABLES
         fix = hoist_fix(
             self.ctx,
@@ -194,7 +194,7 @@ class GpuEnvAfterInit(Rule):
             setter,
             setting=setting,
             init=v.init_reason,
-            line=self.ctx.position(v.init).start.line,
+            line=self.ctx.line_ref(self.ctx.position(v.init).start.line),
             started="started the CUDA driver" if driver else "initialised the TensorFlow runtime",
             reader="the CUDA driver" if driver else "TensorFlow",
             var=var,

@@ -106,7 +106,7 @@ class DatasetWithoutPrefetch(Rule):
 
     code = "TFP401"
     name = "dataset-without-prefetch"
-    message = "Batched tf.data pipeline doing per-element work ({work}) {consumed} (line {line}) without `.prefetch()` after `.{last}()`: input preparation and training steps run in turn; append `.prefetch({autotune})`"
+    message = "Batched tf.data pipeline doing per-element work ({work}) {consumed} ({line}) without `.prefetch()` after `.{last}()`: input preparation and training steps run in turn; append `.prefetch({autotune})`"
     triggers = ("batch(", "bucket_by_sequence_length", "_dataset_from_directory")
     fixable = True
     fix_summary = "safe"  # the README's Fix column
@@ -147,7 +147,7 @@ class DatasetWithoutPrefetch(Rule):
             anchor,
             work=p.work,
             consumed=consumed,
-            line=self.ctx.position(use.site).start.line,
+            line=self.ctx.line_ref(self.ctx.position(use.site).start.line),
             last=last,
             autotune=autotune or "tf.data.AUTOTUNE",
             fix=self._fix(p.last, autotune),

@@ -71,7 +71,7 @@ def test_cli_text_json_sarif_github(env):
     proc = tflint(root, path, env=env)
     assert proc.returncode == 1
     assert proc.stdout.startswith(f"{path}:cell 5:2:5: TFP301 ")
-    assert "initialised by `tf.constant()` in cell 2, line 1:" in proc.stdout
+    assert "initialised by `tf.constant()` at cell 2, line 1:" in proc.stdout
 
     (finding,) = findings_json(tflint(root, "--format", "json", path, env=env))
     assert (finding["cell"], finding["cell_line"], finding["cell_end_line"], finding["column"]) == (

@@ -80,7 +80,12 @@ def test_clean_run_imports_only_what_it_uses(tmp_path):
     (tmp_path / "clean.py").write_text(CLEAN_MODULE)
     modules = _imported_modules(tmp_path, "check", "--no-cache", "clean.py")
     assert "tflint_perf.run.files" in modules  # the import list is real
-    never = {"libcst._nodes.statement", "tflint_perf.run.notebooks", "tflint_perf.baseline", "tflint_perf.gitdiff"}
+    never = {
+        "libcst._nodes.statement",
+        "tflint_perf.run.notebooks",
+        "tflint_perf.baseline",
+        "tflint_perf.gitdiff",
+    }
     assert not modules & never, sorted(modules & never)
     # --verify's option parsing lives in verify.cli; the machinery is not loaded.
     verify = {m for m in modules if m.startswith("tflint_perf.verify.")}

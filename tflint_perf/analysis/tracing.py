@@ -104,7 +104,7 @@ def tracing_problems(ctx, nodes: Iterable[cst.CSTNode], local: Set[str]) -> List
         elif type(node).__name__ in CONTROL_FLOW:
             problem = Problem(
                 HAZARD,
-                f"{CONTROL_FLOW[type(node).__name__]} (line {_line(ctx, node)})",
+                f"{CONTROL_FLOW[type(node).__name__]} ({_line(ctx, node)})",
                 CONTROL,
             )
         if problem is not None:
@@ -112,8 +112,8 @@ def tracing_problems(ctx, nodes: Iterable[cst.CSTNode], local: Set[str]) -> List
     return list(dict.fromkeys(found))
 
 
-def _line(ctx, node: cst.CSTNode) -> int:
-    return ctx.position(node).start.line
+def _line(ctx, node: cst.CSTNode) -> str:
+    return ctx.line_ref(ctx.position(node).start.line)
 
 
 def _call_problem(ctx, call: cst.Call, local: Set[str], objects) -> Optional[Problem]:
@@ -121,7 +121,7 @@ def _call_problem(ctx, call: cst.Call, local: Set[str], objects) -> Optional[Pro
     qual = ctx.call_name(call) or ""
     attr = func.attr.value if isinstance(func, cst.Attribute) else None
     name = func.value if isinstance(func, cst.Name) else None
-    where = f"(line {_line(ctx, call)})"
+    where = f"({_line(ctx, call)})"
     if attr in ("numpy", "item") and not call.args:
         return Problem(BLOCKER, f"`.{attr}()` {where}", "has no value in a graph")
     if name in CONVERSIONS and call.args and not _literal(call.args[0].value):
@@ -181,7 +181,7 @@ def _assignment_problem(ctx, node: cst.CSTNode, local: Set[str]) -> Optional[Pro
             if outer_attr or counter:
                 return Problem(
                     HAZARD,
-                    f"`{ctx.code(node).strip().splitlines()[0]}` (line {_line(ctx, node)})",
+                    f"`{ctx.code(node).strip().splitlines()[0]}` ({_line(ctx, node)})",
                     STATE,
                 )
     return None

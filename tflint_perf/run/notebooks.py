@@ -52,7 +52,6 @@ _AUTOMAGIC_LINE = re.compile(rf"^[ \t]*(?:{_AUTOMAGIC})[ \t]+[^\s=(.,:\[)]", re.
 _MAYBE_IPYTHON = re.compile(
     rf"^[ \t]*[%!?]|\?[ \t]*(?:#.*)?$|=[ \t]*[%!]|{_AUTOMAGIC_LINE.pattern[1:]}", re.MULTILINE
 )
-_LINE_REF = re.compile(r"\b(on |at |in )?line (\d+)\b")
 
 
 def is_notebook(path: str) -> bool:
@@ -576,14 +575,9 @@ def _map_findings(findings, notebook: Notebook, joined: Joined) -> None:
     already given each its cell and lines in the cell."""
     from tflint_perf.engine.fixes import apply_edits
 
-    def cell_ref(match: "re.Match") -> str:
-        cell, line = joined.locate(int(match.group(2)))
-        return f"{'in ' if match.group(1) else ''}cell {cell.number}, line {line}"
-
     by_number = {cell.number: cell for cell in joined.cells}
     for f in findings:
         cell = by_number.get(f.extra.get("cell"), joined.cells[0])
-        f.message = _LINE_REF.sub(cell_ref, f.message)
         f.line = _cell_file_line(cell, f.extra.get("cell_line", 1))
         f.end_line = _cell_file_line(cell, f.extra.get("cell_end_line", 1))
         _add_file_columns(f, notebook, cell)
