@@ -519,6 +519,8 @@ class PredictInLoop(Rule):
 
     def _keras_receiver(self, call: cst.Call, method: str) -> bool:
         recv = call.func.value
+        if self._overridden(recv, method):
+            return False  # the project's own `predict` (often just `self(x)`)
         if self.models.is_keras_model(recv):
             return True
         name = receiver(call)
@@ -582,6 +584,27 @@ class PredictInLoop(Rule):
                     root = qual.split(".", 1)[0] if qual else None
                     if root in OTHER_PREDICTORS or root in MODEL_LOADERS:
                         return True
+        return False
+
+    def _overridden(self, recv: cst.BaseExpression, method: str) -> bool:
+        """``recv`` is bound here to an object of a class of this module that
+        defines ``method`` itself (a ``keras.Model`` subclass with its own ``predict``)."""
+        classes = {
+            c.name.value
+            for c in self.ctx.nodes(cst.ClassDef)
+            if any(isinstance(s, cst.FunctionDef) and s.name.value == method for s in c.body.body)
+        }
+        name = dotted(recv)
+        if not classes or name is None:
+            return False
+        for assign in self.ctx.nodes(cst.Assign):
+            value = assign.value
+            if (
+                isinstance(value, cst.Call)
+                and (dotted(value.func) or "").rsplit(".", 1)[-1] in classes
+                and any(dotted(t.target) == name for t in assign.targets)
+            ):
+                return True
         return False
 
     def _local_method(self, method: str) -> bool:

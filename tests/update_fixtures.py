@@ -25,11 +25,19 @@ def update(codes) -> int:
         if path.name.startswith("bad_"):
             text = "".join(line + "\n" for line in render(findings))
             changed += _write(path.with_suffix(".expected"), text)
+        safe_source = None
         for unsafe in (False, True):
             target = fixed_of(path, unsafe)
             result = fix_source(path.read_text(), str(path), rules, unsafe)
-            if target is not None and result.fixed:
+            if not result.fixed:
+                continue
+            if target is None and path.name.startswith("bad_") and result.source != safe_source:
+                # A new fix: the safe output, and the unsafe one where it differs.
+                target = path.with_name(path.stem + (".unsafe.fixed.py" if unsafe else ".fixed.py"))
+            if target is not None:
                 changed += _write(target, result.source)
+            if not unsafe:
+                safe_source = result.source
     return changed
 
 

@@ -8,6 +8,7 @@ chains and assignments to plain names, in source order) and answers False
 only when every use is such a look; any other use (a loop, even over
 ``take(1)``, ``fit``, a call, a return, an attribute) counts as iterated;
 asked for bulk iteration, peeks (``take(2)``, ``next(iter(ds))``) do not.
+A loop that plots or shows each element is a look too.
 Read syntactically, on demand: it is asked only about calls a rule would
 otherwise report.
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from tflint_perf.analysis.dataset_api import DATASET_METHODS, TINY, int_arg
+from tflint_perf.analysis.display import shown_each_iteration
 from tflint_perf.engine import cst
 from tflint_perf.engine.nodes import node_types
 
@@ -61,11 +63,15 @@ class DatasetUse:
         parent = self.ctx.parent(node)
         if isinstance(parent, cst.Expr):
             return False  # displayed (a notebook cell's last line) or discarded
+        if self._shown(node):
+            return False
         if isinstance(parent, cst.Arg) and parent.value is node:
             call = self.ctx.parent(parent)
             name = call.func.value if isinstance(call.func, cst.Name) else None
             if self._bulk and name == "iter" and _is_next_arg(self.ctx, call):
                 return False  # next(iter(ds)): one element
+            if name == "enumerate" and self._shown(call):
+                return False
             return name not in _LOOK_CALLS
         if isinstance(parent, (cst.Assign, cst.AnnAssign)) and parent.value is node:
             targets = (
@@ -76,6 +82,16 @@ class DatasetUse:
             if len(targets) == 1 and isinstance(targets[0], cst.Name):
                 return self._name(targets[0].value, parent, seen, depth)
         return True
+
+    def _shown(self, node: cst.CSTNode) -> bool:
+        """``for x in ds:`` (or ``enumerate(ds)``) whose body plots or shows each
+        element: a viewer's pace, not the pipeline's."""
+        loop = self.ctx.parent(node)
+        return (
+            isinstance(loop, cst.For)
+            and loop.iter is node
+            and shown_each_iteration(self.ctx, loop.body)
+        )
 
     # -- the value bound to a name ---------------------------------------------
     def _name(self, name: str, assign: cst.CSTNode, seen: set, depth: int) -> bool:

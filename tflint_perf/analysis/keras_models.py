@@ -104,14 +104,17 @@ class ModelNames:
 
     # -- functions of the module that build models ------------------------
     def factory(self, name: str) -> Optional[Factory]:
-        """The model factory ``def name`` (defined once in the file), else None."""
+        """The model factory ``def name``, else None. Defined several times in the
+        file (``create_model`` of an actor and of a critic), every definition must
+        be a factory of the same kind."""
         if self._defs is None:
             self._defs = {}
             for func in self.ctx.nodes(cst.FunctionDef):
                 self._defs.setdefault(func.name.value, []).append(func)
         if name not in self._factories:
-            found = self._defs.get(name, [])
-            self._factories[name] = self._analyse(found[0]) if len(found) == 1 else None
+            found = [self._analyse(f) for f in self._defs.get(name, [])]
+            kinds = {(f.returns, f.trains, f.clears) if f else None for f in found}
+            self._factories[name] = found[0] if len(kinds) == 1 and None not in kinds else None
         return self._factories[name]
 
     def factory_of(self, call: cst.Call) -> Optional[Factory]:
