@@ -805,19 +805,26 @@ class _Advice:
         return self.walk.tensor or self._seed_base() or "the array"
 
     def _seed_base(self) -> Optional[str]:
-        seed = self._seed()
+        seed = self._seed() or self._seed(deep=True)
         return self.ctx.code(seed.value) if seed is not None else None
 
-    def _seed(self) -> Optional[cst.Subscript]:
-        """The first element read (``a[0, i]``) in the op or the collected value."""
-        for root in (self.op.node, self.sink.value, self.sink.test):
-            if root is None:
-                continue
+    def _seed(self, deep: bool = False) -> Optional[cst.Subscript]:
+        """The first element read (``a[0, i]``) in the op or the collected value, or
+        (``deep``) in the values of the names they read (``d = x[i] - c; out[i] = d @ d``)."""
+        roots = [r for r in (self.op.node, self.sink.value, self.sink.test) if r is not None]
+        derived = self.facts.derived
+        seen: set = set()
+        while roots:
+            root = roots.pop(0)
             for node in value_nodes(root):
                 if isinstance(node, cst.Subscript) and any(
                     names_in(e.slice) & self.facts.index for e in node.slice
                 ):
                     return node
+                if deep and isinstance(node, cst.Name) and node.value in derived:
+                    if node.value not in seen and len(seen) < 8:
+                        seen.add(node.value)
+                        roots.append(derived[node.value])
         return None
 
     def _what(self) -> str:
@@ -825,6 +832,8 @@ class _Advice:
         if var in self.walk.whole or var in self.walk.elements:
             return f"each row `{var}` of `{self._tensor()}`"
         seed = self._seed()
+        if seed is None and self.walk.tensor is None:
+            seed = self._seed(deep=True)
         if seed is not None:
             return f"each `{self.ctx.code(seed)}`"
         return f"each element of `{self._tensor()}`"
@@ -894,15 +903,11 @@ class _Advice:
         else:
             operand = None
         whole = self._whole(operand) if operand is not None else None
-        receiver = whole or self._tensor()
+        receiver = whole or self.walk.tensor or self._seed_base()
+        if receiver is None:
+            receiver = "x"  # nothing names the array: a placeholder, not prose
         if op.kind == "method":
-            parsed = cst.parse_expression(receiver)
-            if (
-                not isinstance(parsed, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
-                and not parsed.lpar
-            ):
-                receiver = f"({receiver})"
-            form = f"{receiver}.{name}(axis=1)"
+            form = f"{_paren_code(receiver)}.{name}(axis=1)"
         else:
             form = f"{op.code}({receiver}, axis=1)"
         return f"reduce along an axis over all rows at once instead (e.g. `{form}`)"
