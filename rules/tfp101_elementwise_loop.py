@@ -574,6 +574,9 @@ class _Verdict:
         window = facts.windows[0]
         if not self.walk.index or facts.gathers:
             return None
+        running = self._running()
+        if running is not None:
+            return running
         copied = False
         for sink in facts.sinks:
             if not self._collects_element(sink):
@@ -593,6 +596,63 @@ class _Verdict:
             f"build all windows at once with "
             f"`np.lib.stride_tricks.sliding_window_view({base}, {size}, axis=0)` instead"
         )
+
+    def _running(self) -> Optional[str]:
+        """``avg[t] = x[max(0, t - k):t + 1].mean()``: a sum or mean of a window that
+        moves with the index, stored or appended per position (a running mean)."""
+        facts = self.facts
+        found = None
+        for sink in facts.sinks:
+            if not self._collects_element(sink):
+                continue
+            if sink.kind not in ("store", "append") or sink.test is not None:
+                return None
+            reduced = _window_reduction(self.ctx, facts, sink.value)
+            if reduced is None:
+                return None
+            found = found or reduced
+        if found is None:
+            return None
+        window, name = found
+        base = self.ctx.code(window.value)
+        size = _window_size(self.ctx, window, facts.index) or "k"
+        return (
+            f"Loop over `{self.walk.var}` takes the {name} of the window "
+            f"`{self.ctx.code(window)}` one position at a time; compute every window at once "
+            f"from a cumulative sum (`c = np.cumsum({base})`: window sums are differences of "
+            f"`c`) or with `np.lib.stride_tricks.sliding_window_view({base}, {size}).{name}"
+            "(axis=-1)` instead"
+        )
+
+
+_WINDOW_REDUCTIONS = frozenset({"sum", "mean"})
+
+
+def _window_reduction(ctx, facts, value):
+    """(window, "sum"/"mean") when ``value`` reduces one of the loop's windows and reads
+    no other element (``float(x[s:i + 1].sum()) / (i - s + 1)``); None otherwise."""
+    if value is None:
+        return None
+    found = None
+    for node in value_nodes(value):
+        if isinstance(node, cst.Subscript) and node not in facts.windows:
+            if facts.uses_element(node):
+                return None  # weights or another series: TFP102's (a convolution)
+        if not isinstance(node, cst.Call):
+            continue
+        func = node.func
+        qual = ctx.call_name(node) or ""
+        if isinstance(func, cst.Attribute) and func.attr.value in _WINDOW_REDUCTIONS:
+            operand, name = func.value, func.attr.value
+            if node.args:
+                return None
+        elif qual in ("numpy.sum", "numpy.mean") and len(node.args) == 1:
+            operand, name = node.args[0].value, qual.rsplit(".", 1)[-1]
+        else:
+            continue
+        if operand in facts.windows:
+            found = found or (operand, name)
+    return found
 
 
 # Most telling first: what the advice is built on.
