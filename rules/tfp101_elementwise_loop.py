@@ -181,7 +181,9 @@ class ElementwiseLoop(Rule):
       whole array when it is built from element-wise ops, else rewritten
       to broadcast);
     - copies sliding windows `x[i:i + k]` into a preallocated array
-      (`sliding_window_view`);
+      (`sliding_window_view`), or sums/averages a window that moves with
+      the index (`avg[t] = x[max(0, t - k):t + 1].mean()`: a cumulative
+      sum);
     - gathers `x[idx]` for each index of a list (`x[idxs]`, `tf.gather`);
     - finds the first match per row (`np.min(np.where(row >= t))`:
       `np.argmax(..., axis=1)`), intersects rows as sets (broadcast
@@ -206,9 +208,14 @@ class ElementwiseLoop(Rule):
     windows appended to a list (dataset preparation); on recurrences (a value or
     an array element carried to the next iteration: discounted returns,
     AR series, RNN steps, SGD updates); on per-class loops whose body is
-    already vectorised (`x[labels == k]`); on chunked loops
+    already vectorised (`x[labels == k]`, `R[:, k]` next to `X - M[k]`); on chunked loops
     (`range(0, n, batch)`), tiling, random or I/O ops, plotting loops and
-    calls the file does not show to be array math; and on convolution and
+    calls the file does not show to be array math; on random picks
+    (`x[np.random.choice(n)]`) and whole-array draws (`size=`); on online
+    updates (an array read whole and written per step); on text (string
+    formatting, comparisons with strings, vocabulary decoding, `join`),
+    Python lists being built, work lists handed to `pool.map`, and a linear
+    solve or decomposition per row; and on convolution and
     pooling nests, which TFP102 reports.
 
     ## Why is this bad?
