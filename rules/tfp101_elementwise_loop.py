@@ -181,7 +181,9 @@ class ElementwiseLoop(Rule):
       whole array when it is built from element-wise ops, else rewritten
       to broadcast);
     - copies sliding windows `x[i:i + k]` into a preallocated array
-      (`sliding_window_view`);
+      (`sliding_window_view`), or sums/averages a window that moves with
+      the index (`avg[t] = x[max(0, t - k):t + 1].mean()`: a cumulative
+      sum);
     - gathers `x[idx]` for each index of a list (`x[idxs]`, `tf.gather`);
     - finds the first match per row (`np.min(np.where(row >= t))`:
       `np.argmax(..., axis=1)`), intersects rows as sets (broadcast
@@ -206,9 +208,14 @@ class ElementwiseLoop(Rule):
     windows appended to a list (dataset preparation); on recurrences (a value or
     an array element carried to the next iteration: discounted returns,
     AR series, RNN steps, SGD updates); on per-class loops whose body is
-    already vectorised (`x[labels == k]`); on chunked loops
+    already vectorised (`x[labels == k]`, `R[:, k]` next to `X - M[k]`); on chunked loops
     (`range(0, n, batch)`), tiling, random or I/O ops, plotting loops and
-    calls the file does not show to be array math; and on convolution and
+    calls the file does not show to be array math; on random picks
+    (`x[np.random.choice(n)]`) and whole-array draws (`size=`); on online
+    updates (an array read whole and written per step); on text (string
+    formatting, comparisons with strings, vocabulary decoding, `join`),
+    Python lists being built, work lists handed to `pool.map`, and a linear
+    solve or decomposition per row; and on convolution and
     pooling nests, which TFP102 reports.
 
     ## Why is this bad?
@@ -579,6 +586,9 @@ class _Verdict:
         window = facts.windows[0]
         if not self.walk.index or facts.gathers:
             return None
+        running = self._running()
+        if running is not None:
+            return running
         copied = False
         for sink in facts.sinks:
             if not self._collects_element(sink):
@@ -598,6 +608,63 @@ class _Verdict:
             f"build all windows at once with "
             f"`np.lib.stride_tricks.sliding_window_view({base}, {size}, axis=0)` instead"
         )
+
+    def _running(self) -> Optional[str]:
+        """``avg[t] = x[max(0, t - k):t + 1].mean()``: a sum or mean of a window that
+        moves with the index, stored or appended per position (a running mean)."""
+        facts = self.facts
+        found = None
+        for sink in facts.sinks:
+            if not self._collects_element(sink):
+                continue
+            if sink.kind not in ("store", "append") or sink.test is not None:
+                return None
+            reduced = _window_reduction(self.ctx, facts, sink.value)
+            if reduced is None:
+                return None
+            found = found or reduced
+        if found is None:
+            return None
+        window, name = found
+        base = self.ctx.code(window.value)
+        size = _window_size(self.ctx, window, facts.index) or "k"
+        return (
+            f"Loop over `{self.walk.var}` takes the {name} of the window "
+            f"`{self.ctx.code(window)}` one position at a time; compute every window at once "
+            f"from a cumulative sum (`c = np.cumsum({base})`: window sums are differences of "
+            f"`c`) or with `np.lib.stride_tricks.sliding_window_view({base}, {size}).{name}"
+            "(axis=-1)` instead"
+        )
+
+
+_WINDOW_REDUCTIONS = frozenset({"sum", "mean"})
+
+
+def _window_reduction(ctx, facts, value):
+    """(window, "sum"/"mean") when ``value`` reduces one of the loop's windows and reads
+    no other element (``float(x[s:i + 1].sum()) / (i - s + 1)``); None otherwise."""
+    if value is None:
+        return None
+    found = None
+    for node in value_nodes(value):
+        if isinstance(node, cst.Subscript) and node not in facts.windows:
+            if facts.uses_element(node):
+                return None  # weights or another series: TFP102's (a convolution)
+        if not isinstance(node, cst.Call):
+            continue
+        func = node.func
+        qual = ctx.call_name(node) or ""
+        if isinstance(func, cst.Attribute) and func.attr.value in _WINDOW_REDUCTIONS:
+            operand, name = func.value, func.attr.value
+            if node.args:
+                return None
+        elif qual in ("numpy.sum", "numpy.mean") and len(node.args) == 1:
+            operand, name = node.args[0].value, qual.rsplit(".", 1)[-1]
+        else:
+            continue
+        if operand in facts.windows:
+            found = found or (operand, name)
+    return found
 
 
 # Most telling first: what the advice is built on.
@@ -810,19 +877,26 @@ class _Advice:
         return self.walk.tensor or self._seed_base() or "the array"
 
     def _seed_base(self) -> Optional[str]:
-        seed = self._seed()
+        seed = self._seed() or self._seed(deep=True)
         return self.ctx.code(seed.value) if seed is not None else None
 
-    def _seed(self) -> Optional[cst.Subscript]:
-        """The first element read (``a[0, i]``) in the op or the collected value."""
-        for root in (self.op.node, self.sink.value, self.sink.test):
-            if root is None:
-                continue
+    def _seed(self, deep: bool = False) -> Optional[cst.Subscript]:
+        """The first element read (``a[0, i]``) in the op or the collected value, or
+        (``deep``) in the values of the names they read (``d = x[i] - c; out[i] = d @ d``)."""
+        roots = [r for r in (self.op.node, self.sink.value, self.sink.test) if r is not None]
+        derived = self.facts.derived
+        seen: set = set()
+        while roots:
+            root = roots.pop(0)
             for node in value_nodes(root):
                 if isinstance(node, cst.Subscript) and any(
                     names_in(e.slice) & self.facts.index for e in node.slice
                 ):
                     return node
+                if deep and isinstance(node, cst.Name) and node.value in derived:
+                    if node.value not in seen and len(seen) < 8:
+                        seen.add(node.value)
+                        roots.append(derived[node.value])
         return None
 
     def _what(self) -> str:
@@ -830,6 +904,8 @@ class _Advice:
         if var in self.walk.whole or var in self.walk.elements:
             return f"each row `{var}` of `{self._tensor()}`"
         seed = self._seed()
+        if seed is None and self.walk.tensor is None:
+            seed = self._seed(deep=True)
         if seed is not None:
             return f"each `{self.ctx.code(seed)}`"
         return f"each element of `{self._tensor()}`"
@@ -899,15 +975,11 @@ class _Advice:
         else:
             operand = None
         whole = self._whole(operand) if operand is not None else None
-        receiver = whole or self._tensor()
+        receiver = whole or self.walk.tensor or self._seed_base()
+        if receiver is None:
+            receiver = "x"  # nothing names the array: a placeholder, not prose
         if op.kind == "method":
-            parsed = cst.parse_expression(receiver)
-            if (
-                not isinstance(parsed, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
-                and not parsed.lpar
-            ):
-                receiver = f"({receiver})"
-            form = f"{receiver}.{name}(axis=1)"
+            form = f"{_paren_code(receiver)}.{name}(axis=1)"
         else:
             form = f"{op.code}({receiver}, axis=1)"
         return f"reduce along an axis over all rows at once instead (e.g. `{form}`)"

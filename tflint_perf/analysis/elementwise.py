@@ -441,6 +441,18 @@ _BLOCKING = frozenset(
         "numpy.random.RandomState",
         "numpy.random.default_rng",
         "numpy.set_printoptions",
+        # a solve or decomposition per row takes a matrix built per row: batching it
+        # means a stack of matrices, not one op
+        "numpy.linalg.solve",
+        "numpy.linalg.inv",
+        "numpy.linalg.pinv",
+        "numpy.linalg.lstsq",
+        "numpy.linalg.eig",
+        "numpy.linalg.eigh",
+        "numpy.linalg.svd",
+        "numpy.linalg.cholesky",
+        "numpy.linalg.det",
+        "numpy.linalg.slogdet",
     }
 )
 _FIRST_MATCH = frozenset({"numpy.where", "numpy.nonzero", "numpy.argwhere", "numpy.flatnonzero"})
@@ -539,6 +551,7 @@ class LoopFacts:
         self.gathers: List[cst.Subscript] = []  # x[idx[i]], probs[i, y[i]]
         self.lookups: List[cst.Subscript] = []  # mapping[v] with mapping a dict
         self.why_not: Optional[str] = None  # set when the loop is not element work
+        self._resolving: set = set()  # derived names being followed (uses_element)
         self._nested_loops()
         self._use_counter()
         if self.why_not is None:
@@ -596,6 +609,12 @@ class LoopFacts:
 
     # -- what stops it ----------------------------------------------------
     def _blockers(self) -> None:
+        if self._column_loop():
+            self.why_not = "per-column, vectorised body"  # diff = X - M[k]; R[:, k] * diff
+            return
+        if self._work_list():
+            self.why_not = "work list"  # pool.map(f, [...]), " ".join([...])
+            return
         index_uses = self._index_only_uses()
         for n in self.nodes:
             if isinstance(n, cst.Comparison) and self._compares_index_to_array(n):
@@ -615,6 +634,15 @@ class LoopFacts:
             if isinstance(n, cst.AssignTarget) and _tiles(n.target, self.index):
                 self.why_not = "tiling"  # grid[:, i * size:(i + 1) * size] = image: a mosaic
                 return
+            if _stringly(n):
+                self.why_not = "strings"  # "%dk" % v, word != b"<pad>": text, not numbers
+                return
+            if isinstance(n, cst.AugAssign) and _list_valued(n.value):
+                self.why_not = "Python list"  # inputs += [word] * n
+                return
+            if isinstance(n, cst.Subscript) and _decodes(self, n):
+                self.why_not = "vocabulary decoding"  # id_to_word[i] for i in ids
+                return
             if isinstance(n, _BLOCKING_STATEMENTS):
                 self.why_not = type(n).__name__
             elif isinstance(n, cst.Call) and not self._allowed_call(n):
@@ -629,6 +657,44 @@ class LoopFacts:
                 self.why_not = "object state"
             if self.why_not is not None:
                 return
+
+    def _column_loop(self) -> bool:
+        """A loop over the columns of an array (``R[:, k]``: clusters, classes,
+        features) whose body also computes with a whole array (``X - M[k]``): each
+        iteration is already vectorised over the rows."""
+        columns = any(
+            isinstance(n, cst.Subscript)
+            and len(n.slice) >= 2
+            and _full_slice(n.slice[0])
+            and any(_bare_any(e, self.index) for e in n.slice[1:])
+            for n in self.nodes
+        )
+        if not columns:
+            return False
+        for n in self.nodes:
+            if (
+                isinstance(n, cst.Name)
+                and n.value not in self.index | self.elements
+                and _whole_read(self.ctx, n)
+                and not isinstance(self.ctx.parent(n), cst.Call)  # f(...) is a call, not data
+                and self.tensors.is_tensor_expr(n, self.scope)
+            ):
+                return True
+        return False
+
+    def _work_list(self) -> bool:
+        """A comprehension handed whole to ``pool.map``/``map`` (work items) or to
+        ``str.join`` (text)."""
+        node = self.walk.node
+        if not isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+            return False
+        arg = self.ctx.parent(node)
+        call = self.ctx.parent(arg) if isinstance(arg, cst.Arg) else arg
+        if not isinstance(call, cst.Call):
+            return False
+        func = call.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+        return name in ("map", "imap", "imap_unordered", "starmap", "map_async", "join")
 
     def _index_only_uses(self) -> set:
         """Name nodes used as a plain subscript index (``target[action]``, ``x[int(i)]``)."""
@@ -698,14 +764,24 @@ class LoopFacts:
         return False
 
     # -- what reads an element ----------------------------------------------
-    def uses_element(self, expr) -> bool:
-        """Whether ``expr``'s value depends on an element (not only on indices)."""
+    def uses_element(self, expr, draws: bool = True, depth: int = 0) -> bool:
+        """Whether ``expr``'s value depends on an element (not only on indices); with
+        ``draws=False`` a random draw (or a name computed only from draws) does not count."""
         stack = [expr]
         while stack:
             node = stack.pop()
             if isinstance(node, cst.Name):
-                if node.value in self.elements or node.value in self.derived:
+                if node.value in self.elements:
                     return True
+                if node.value in self.derived:
+                    if draws or depth > 3 or node.value in self._resolving:
+                        return True
+                    self._resolving.add(node.value)
+                    try:
+                        if self.uses_element(self.derived[node.value], False, depth + 1):
+                            return True
+                    finally:
+                        self._resolving.discard(node.value)
             elif isinstance(node, cst.Subscript):
                 if self.is_seed(node):
                     return True
@@ -714,7 +790,9 @@ class LoopFacts:
                 if node.attr.value not in ("shape", "ndim", "dtype", "size"):
                     stack.append(node.value)
             elif isinstance(node, cst.Call) and self._is_draw(node):
-                return True  # a random draw is a new value per iteration
+                if draws and not _vector_draw(node):
+                    return True  # a random draw is a new value per iteration
+                stack.extend(a.value for a in node.args)
             else:
                 stack.extend(children(node))
         return False
@@ -788,10 +866,14 @@ class LoopFacts:
 
     def index_uses_element(self, sub: cst.Subscript) -> bool:
         """``out[y[i]]`` / ``onehot[val, idx]``: an index computed from element values
-        (``y[i]`` counts even when ``y`` may be a list: it indexes all the same)."""
+        (``y[i]`` counts even when ``y`` may be a list: it indexes all the same); a
+        random index (``x[np.random.choice(n)]``) picks a row, it reads no data."""
         return any(
             isinstance(e.slice, cst.Index)
-            and (self.uses_element(e.slice.value) or self._indexed_by_loop(e.slice.value))
+            and (
+                self.uses_element(e.slice.value, draws=False)
+                or self._indexed_by_loop(e.slice.value)
+            )
             for e in sub.slice
         )
 
@@ -960,6 +1042,39 @@ class _Flow:
                 if base in written and _index_code(facts.ctx, n) not in written[base]:
                     facts.why_not = "recurrence on " + base  # y[t] = a * y[t - 1]
                     return
+            elif isinstance(n, cst.Name) and n.value in written and _whole_read(facts.ctx, n):
+                facts.why_not = "recurrence on " + n.value  # h = W.T.dot(x); W[:, k] += ...
+                return
+
+
+# Draws that make a whole array per call (``size=``, a shape), not one value.
+_SHAPED_DRAWS = frozenset({"randn", "rand", "random", "random_sample", "standard_normal", "sample"})
+_SIZE_POSITION = {"choice": 1, "permutation": 99, "shuffle": 99}
+
+
+def _vector_draw(call: cst.Call) -> bool:
+    """``np.random.randn(100, 3)``, ``np.random.choice(x, size=n)``,
+    ``np.random.normal(0, 1, n)``: one array per call."""
+    if any(a.keyword is not None and a.keyword.value in ("size", "shape") for a in call.args):
+        return True
+    func = call.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else ""
+    positional = [a for a in call.args if a.keyword is None]
+    if name in _SHAPED_DRAWS:
+        return bool(positional)
+    return len(positional) > _SIZE_POSITION.get(name, 2)
+
+
+def _whole_read(ctx, name: cst.Name) -> bool:
+    """``W`` read as a whole (``W.T.dot(x)``, ``f(W)``), not ``W[i]`` nor ``W.shape``."""
+    parent = ctx.parent(name)
+    if isinstance(parent, cst.Subscript) and parent.value is name:
+        return False
+    if isinstance(parent, cst.Attribute):
+        return parent.value is name and parent.attr.value not in ("shape", "ndim", "dtype", "size")
+    return not isinstance(parent, (cst.AssignTarget, cst.Param, cst.Arg)) or (
+        isinstance(parent, cst.Arg) and parent.value is name
+    )
 
 
 def index_name(element: cst.SubscriptElement) -> Optional[cst.Name]:
@@ -980,6 +1095,45 @@ def index_name(element: cst.SubscriptElement) -> Optional[cst.Name]:
 def _bare(element: cst.SubscriptElement, name: str) -> bool:
     found = index_name(element)
     return found is not None and found.value == name
+
+
+_DECODING = ("word", "vocab", "token", "char", "inverse", "reverse", "idx2", "id2", "index2")
+
+
+def _full_slice(element: cst.SubscriptElement) -> bool:
+    sl = element.slice
+    return isinstance(sl, cst.Slice) and sl.lower is None and sl.upper is None
+
+
+def _decodes(facts, sub: cst.Subscript) -> bool:
+    """``id_to_word[v]`` / ``inverse_map[token]``: an element used as a key into a
+    dict named as a vocabulary: decoding ids into text."""
+    base = sub.value
+    if not isinstance(base, cst.Name) or facts.tensors.is_tensor_expr(base, facts.scope):
+        return False
+    name = base.value.lower()
+    return any(word in name for word in _DECODING) and any(
+        isinstance(e.slice, cst.Index) and facts.uses_element(e.slice.value) for e in sub.slice
+    )
+
+
+def _stringly(node) -> bool:
+    """String formatting (``"%d" % v``) or a comparison with a string literal."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
+        return isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString))
+    if isinstance(node, cst.Comparison):
+        operands = [node.left, *(c.comparator for c in node.comparisons)]
+        return any(isinstance(o, (cst.SimpleString, cst.ConcatenatedString)) for o in operands)
+    return False
+
+
+def _list_valued(expr) -> bool:
+    """``[word] * n`` / ``[0] + seq``: a Python list being built."""
+    if isinstance(expr, (cst.List, cst.ListComp)):
+        return True
+    return isinstance(expr, cst.BinaryOperation) and (
+        _list_valued(expr.left) or _list_valued(expr.right)
+    )
 
 
 def _tiles(target, index: set) -> bool:

@@ -757,6 +757,11 @@ class TensorNames:
         model's predictions for one: a handful of rows, not data."""
         if depth > 3:
             return False
+        if isinstance(expr, cst.BinaryOperation):  # np.array([[1, 1], [1, -1]]) * 3
+            for own, other in ((expr.left, expr.right), (expr.right, expr.left)):
+                if isinstance(other, (cst.Integer, cst.Float)):
+                    return self.few_rows(own, scope, depth + 1)
+            return False
         if isinstance(expr, cst.Call):
             args = [a.value for a in expr.args if a.keyword is None]
             if self.ctx.call_name(expr) in _FROM_LITERAL and args:
