@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from typing import List, Optional
 
+from tflint_perf.analysis.display import displays
 from tflint_perf.analysis.elementwise import (
     ELEMENTWISE,
     SET_OPS,
@@ -323,7 +324,7 @@ class ElementwiseLoop(Rule):
             if isinstance(parent, (cst.For, cst.While)):
                 if parent not in self._display:
                     self._display[parent] = any(
-                        _displays(self.ctx, n)
+                        displays(self.ctx, n)
                         for n in descendants(parent.body, skip_scopes=True)
                         if isinstance(n, cst.Call)
                     )
@@ -345,29 +346,6 @@ class ElementwiseLoop(Rule):
         for nest in nests:
             inside.update(a for a in self.ctx.ancestors_of(nest) if a in self.candidates)
         return inside
-
-
-_DISPLAY_METHODS = frozenset(
-    {
-        "imshow",
-        "plot",
-        "savefig",
-        "subplot",
-        "add_subplot",
-        "set_title",
-        "set_axis_off",
-        "hist",
-        "legend",
-    }
-)
-
-
-def _displays(ctx, call: cst.Call) -> bool:
-    qual = ctx.call_name(call) or ""
-    func = call.func
-    if qual.startswith(("matplotlib.", "PIL.", "cv2.imshow", "IPython.")):
-        return True
-    return isinstance(func, cst.Attribute) and func.attr.value in _DISPLAY_METHODS
 
 
 _UNIQUES = frozenset({"numpy.unique", "tensorflow.unique", "tensorflow.unique_with_counts"})
