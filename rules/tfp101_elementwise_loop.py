@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from typing import List, Optional
 
 from tflint_perf.analysis.display import displays
@@ -348,6 +349,8 @@ class ElementwiseLoop(Rule):
         return inside
 
 
+# Names of token-id sequences (IMDB and Reuters reviews are ragged lists).
+_SEQUENCE_NAME = re.compile(r"seq|token|word|sentence|review|text|doc|ids$|indices", re.I)
 _UNIQUES = frozenset({"numpy.unique", "tensorflow.unique", "tensorflow.unique_with_counts"})
 _SEGMENT_BLOCKERS = node_types(
     "Return", "Break", "Raise", "Yield", "With", "Try", "FunctionDef", "ClassDef"
@@ -475,7 +478,28 @@ class _Verdict:
             )
         if sink.kind == "count":
             return sink.test is not None and facts.uses_element(sink.test)
-        return True  # scatter, scatter-add: the index is an element
+        # Scatter, scatter-add: the index is an element. A whole row used as the
+        # indices (multi-hot encoding of token-id sequences) is usually a ragged
+        # Python list, which fancy indexing cannot take at once.
+        return not self._row_as_indices(sink.target)
+
+    def _row_as_indices(self, target) -> bool:
+        """``out[i, seq] = 1`` or ``for j in seq: out[i, j] = 1`` with ``seq`` a row
+        of the walked sequences, named as one (a scalar label ``out[y, i] = 1``
+        is a real scatter)."""
+        if not isinstance(target, cst.Subscript):
+            return False
+        rows = {e for e in self.walk.elements if _SEQUENCE_NAME.search(e)}
+        for node in descendants(self.walk.node):
+            if isinstance(node, cst.For) and isinstance(node.iter, cst.Name):
+                if node.iter.value in rows and isinstance(node.target, cst.Name):
+                    rows.add(node.target.value)
+        return any(
+            isinstance(e.slice, cst.Index)
+            and isinstance(e.slice.value, cst.Name)
+            and e.slice.value.value in rows
+            for e in target.slice
+        )
 
     def _op_of_sink(self, sink: Sink) -> Optional[Op]:
         if sink.kind in ("scatter", "scatter-add"):

@@ -355,6 +355,14 @@ class TensorNames:
                 return parent
         return self.ctx.module
 
+    def _ragged_dataset(self, value) -> bool:
+        """``keras.datasets.imdb.load_data()`` (or reuters): its inputs are object
+        arrays of token-id lists of different lengths; its labels are arrays."""
+        if not isinstance(value, cst.Call):
+            return False
+        qual = (self.ctx.call_name(value) or "").split(".")
+        return qual[:2] == ["keras", "datasets"] and len(qual) == 4 and qual[2] in _RAGGED_DATASETS
+
     def _index_all(self) -> None:
         """Every scope's bindings and array uses, from the walk's per-type node lists
         (one pass over the binding nodes, not a walk per scope)."""
@@ -366,19 +374,21 @@ class TensorNames:
                 self._new_scope(scope)
             return scope
 
-        def bind(scope, target, value, level=0):
+        def bind(scope, target, value, level=0, position=0):
             if scope is None:
                 return
             if isinstance(target, cst.Name):
                 bound = _Unpacked(value, level) if level and value is not None else value
+                if level == 2 and position == 0 and self._ragged_dataset(value):
+                    bound = None  # the reviews of (x, y) = imdb.load_data(): ragged lists
                 self._bindings[scope].setdefault(target.value, []).append(bound)
                 self._binders[scope].setdefault(target.value, []).append(target)
             elif isinstance(target, (cst.Tuple, cst.List)):
-                for element in target.elements:
+                for position, element in enumerate(target.elements):
                     if isinstance(element, cst.StarredElement):
                         bind(scope, element.value, None)
                     else:
-                        bind(scope, element.value, value, level + 1)
+                        bind(scope, element.value, value, level + 1, position)
 
         for node in ctx.nodes(cst.Assign):
             scope = scope_for(node)
@@ -878,6 +888,9 @@ def _tfds_depth(call: cst.Call) -> int:
         if isinstance(value, cst.Name) and value.value == "True":
             depth += 1
     return depth
+
+
+_RAGGED_DATASETS = frozenset({"imdb", "reuters"})
 
 
 def _integer_index(expr: cst.Subscript) -> bool:
