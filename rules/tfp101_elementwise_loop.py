@@ -9,6 +9,7 @@ from typing import List, Optional
 from tflint_perf.analysis.display import displays
 from tflint_perf.analysis.elementwise import (
     ELEMENTWISE,
+    MATH_METHODS,
     SET_OPS,
     Helpers,
     LoopFacts,
@@ -114,25 +115,6 @@ _REDUCTIONS = frozenset(
         "reduce_any",
         "reduce_all",
         "reduce_euclidean_norm",
-    }
-)
-_MATH_METHODS = frozenset(
-    {
-        "sum",
-        "mean",
-        "max",
-        "min",
-        "std",
-        "var",
-        "prod",
-        "dot",
-        "argmax",
-        "argmin",
-        "cumsum",
-        "clip",
-        "round",
-        "any",
-        "all",
     }
 )
 _PLAIN_METHODS = frozenset({"reshape", "flatten", "ravel", "squeeze", "transpose", "astype"})
@@ -373,7 +355,7 @@ def _segment_loop(ctx, tensors, node) -> Optional[str]:
             if qual.startswith(TENSOR_ROOTS):
                 reduced = reduced or qual.rsplit(".", 1)[-1] in _REDUCTIONS
             elif not (isinstance(n.func, cst.Name) and n.func.value in ("len", "float", "int")):
-                if not (isinstance(n.func, cst.Attribute) and n.func.attr.value in _MATH_METHODS):
+                if not (isinstance(n.func, cst.Attribute) and n.func.attr.value in MATH_METHODS):
                     return None
         if isinstance(n, cst.Comparison) and len(n.comparisons) == 1:
             sides = (n.left, n.comparisons[0].comparator)
@@ -575,7 +557,7 @@ class _Verdict:
                 return Op("helper", func.value, call, helper)
         if isinstance(func, cst.Attribute) and uses(func.value):
             method = func.attr.value
-            if method in _MATH_METHODS:
+            if method in MATH_METHODS:
                 return Op("method", "." + method + "()", call)
             if method in _PLAIN_METHODS:
                 return Op("plumbing", "." + method + "()", call)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from tflint_perf.analysis.steps import import_insertion_line, name_is_free, tensorflow_alias
+from tflint_perf.analysis.tensors import shape_axis
 from tflint_perf.analysis.testcode import is_test_file
 from tflint_perf.analysis.windows import Convolution, find_convolution
 from tflint_perf.engine import cst
@@ -380,16 +381,8 @@ class _Dims:
                 self.names.pop(name, None)
 
     def _direct(self, expr):
-        if (
-            isinstance(expr, cst.Subscript)
-            and isinstance(expr.value, cst.Attribute)
-            and expr.value.attr.value == "shape"
-            and len(expr.slice) == 1
-            and isinstance(expr.slice[0].slice, cst.Index)
-            and isinstance(expr.slice[0].slice.value, cst.Integer)
-        ):
-            return self.ctx.code(expr.value.value), int(expr.slice[0].slice.value.value)
-        return None
+        axis = shape_axis(expr)
+        return None if axis is None else (self.ctx.code(axis[0]), axis[1])
 
     def of(self, expr):
         if isinstance(expr, cst.Name):

@@ -6,6 +6,7 @@ from typing import List, Optional
 
 from tflint_perf.analysis.functions import TfFunctions
 from tflint_perf.analysis.loops import enclosing_loops, range_call, small_literal
+from tflint_perf.analysis.tensors import shape_axis
 from tflint_perf.analysis.testcode import is_test_file
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import dotted
@@ -299,15 +300,9 @@ def _few_iterations(ctx, loop) -> bool:
 
 def _column_count(ctx, expr) -> bool:
     """``x.shape[1]`` (or a later axis), or a name unpacked from a shape after its first."""
-    if (
-        isinstance(expr, cst.Subscript)
-        and isinstance(expr.value, cst.Attribute)
-        and expr.value.attr.value == "shape"
-        and len(expr.slice) == 1
-        and isinstance(expr.slice[0].slice, cst.Index)
-        and isinstance(expr.slice[0].slice.value, cst.Integer)
-    ):
-        return expr.slice[0].slice.value.value != "0"
+    axis = shape_axis(expr)
+    if axis is not None:
+        return axis[1] != 0
     if not isinstance(expr, cst.Name):
         return False
     for assign in ctx.nodes(cst.Assign):

@@ -20,19 +20,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tflint_perf.verify.report import seconds
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 OUT = ROOT / "bench" / "results" / "verify.md"
-
-
-def seconds(value) -> str:
-    if value is None:
-        return "-"
-    if value >= 1:
-        return f"{value:.2f} s"
-    if value >= 1e-3:
-        return f"{value * 1e3:.3g} ms"
-    return f"{value * 1e6:.3g} us"
 
 
 def run(paths, python: str, extra) -> list:

@@ -204,25 +204,31 @@ def range_trips(call: cst.Call, constants: "IntConstants") -> Optional[int]:
     return len(range(*bounds)) if bounds[-1] != 0 or len(bounds) < 3 else None
 
 
-def iterations_here(ctx, node: cst.CSTNode, constants: IntConstants) -> Optional[int]:
-    """How often ``node`` runs per run of its scope: the product of the trip
-    counts of the loops (and comprehensions) around it; None when unknown."""
-    total = 1
+def repeating_loops(ctx, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The loops and comprehensions of ``node``'s scope that run it again on each
+    iteration (not as their iterable or test), innermost first."""
     child = node
     for parent in ctx.ancestors_of(node):
         if isinstance(parent, SCOPE_TYPES):
             break
-        repeats = isinstance(parent, COMPREHENSION_TYPES) or (
+        if isinstance(parent, COMPREHENSION_TYPES) or (
             isinstance(parent, LOOP_TYPES)
             and child is not getattr(parent, "iter", None)
             and child is not getattr(parent, "test", None)
-        )
-        if repeats:
-            count = trip_count(parent, constants)
-            if count is None:
-                return None
-            total *= count
+        ):
+            yield parent
         child = parent
+
+
+def iterations_here(ctx, node: cst.CSTNode, constants: IntConstants) -> Optional[int]:
+    """How often ``node`` runs per run of its scope: the product of the trip
+    counts of the loops (and comprehensions) around it; None when unknown."""
+    total = 1
+    for loop in repeating_loops(ctx, node):
+        count = trip_count(loop, constants)
+        if count is None:
+            return None
+        total *= count
     return total
 
 

@@ -19,11 +19,9 @@ from typing import Optional, Tuple
 from tflint_perf.analysis.callgraph import CallGraph
 from tflint_perf.analysis.functions import TF_FUNCTION, TfFunctions
 from tflint_perf.analysis.loops import (
-    COMPREHENSION_TYPES,
-    LOOP_TYPES,
-    SCOPE_TYPES,
     IntConstants,
     iterations_here,
+    repeating_loops,
     trip_count,
 )
 from tflint_perf.analysis.steps import decorator_names
@@ -97,21 +95,11 @@ class Reach:
         """The innermost loop around ``node`` that alone runs often (or an
         unknown number of times); else the outermost one."""
         found = None
-        child = node
-        for parent in self.ctx.ancestors_of(node):
-            if isinstance(parent, SCOPE_TYPES):
-                break
-            repeats = isinstance(parent, COMPREHENSION_TYPES) or (
-                isinstance(parent, LOOP_TYPES)
-                and child is not getattr(parent, "iter", None)
-                and child is not getattr(parent, "test", None)
-            )
-            if repeats:
-                count = trip_count(parent, self.constants)
-                if count is None or count >= MIN_CALLS:
-                    return parent
-                found = parent
-            child = parent
+        for loop in repeating_loops(self.ctx, node):
+            count = trip_count(loop, self.constants)
+            if count is None or count >= MIN_CALLS:
+                return loop
+            found = loop
         return found
 
 

@@ -25,7 +25,7 @@ Also here: sizes of tensors (``x.shape[0]``, ``len(x)``, ``tf.shape(x)[0]``).
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import dotted
@@ -891,6 +891,20 @@ def _tfds_depth(call: cst.Call) -> int:
 
 
 _RAGGED_DATASETS = frozenset({"imdb", "reuters"})
+
+
+def shape_axis(expr) -> Optional[Tuple[cst.BaseExpression, int]]:
+    """``x.shape[k]`` with a literal ``k``: (``x``, ``k``); else None."""
+    if (
+        isinstance(expr, cst.Subscript)
+        and isinstance(expr.value, cst.Attribute)
+        and expr.value.attr.value == "shape"
+        and len(expr.slice) == 1
+        and isinstance(expr.slice[0].slice, cst.Index)
+        and isinstance(expr.slice[0].slice.value, cst.Integer)
+    ):
+        return expr.value.value, int(expr.slice[0].slice.value.value)
+    return None
 
 
 def _integer_index(expr: cst.Subscript) -> bool:
