@@ -713,8 +713,3 @@ def _children_stmts(node: cst.CSTNode):
     for block in statement_blocks(node):
         out.extend(block)
     return out
-
-
-def is_dataset_receiver(flow: DatasetFlow, call: cst.Call) -> bool:
-    """Whether ``call`` is a method call on a tracked ``tf.data`` pipeline."""
-    return id(call) in flow.method_receivers

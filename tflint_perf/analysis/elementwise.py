@@ -332,11 +332,6 @@ def value_nodes(expr):
             stack.extend(reversed(children(node)))
 
 
-def is_framework_call(ctx, call: cst.Call) -> bool:
-    qual = ctx.call_name(call)
-    return qual is not None and qual.startswith(TENSOR_ROOTS)
-
-
 _BLOCKING_STATEMENTS = node_types(
     "Return",
     "Break",

@@ -129,9 +129,6 @@ class ScopeFlow:
                 last = binding
         return last.value if last is not None else None
 
-    def is_local(self, name: str) -> bool:
-        return name in self.bindings
-
     def in_loop(self, loop: cst.CSTNode) -> List[Binding]:
         """Bindings made by ``loop`` and its body, in source order."""
         span = self.span(loop)

@@ -37,11 +37,6 @@ def enclosing_loops(ctx, node: cst.CSTNode, stop_at_scope: bool = True) -> List[
     return out
 
 
-def innermost_loop(ctx, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-    loops = enclosing_loops(ctx, node)
-    return loops[0] if loops else None
-
-
 def body_nodes(loop: cst.CSTNode, skip_scopes: bool = True) -> Iterator[cst.CSTNode]:
     """Every node in a loop's body (not its header), nested scopes skipped."""
     body = loop.body

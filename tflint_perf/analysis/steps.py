@@ -2,7 +2,7 @@
 
 - which names change from one loop iteration to the next (``varying_names``);
 - how the module spells TensorFlow and Keras, to write fixes with
-  (``tensorflow_alias``, ``keras_prefix``);
+  (``tensorflow_alias``);
 - where a missing ``import tensorflow as tf`` goes (``import_insertion_line``);
 - whether the module is TF1 graph code (``graph_mode``) and how it spells
   ``tf.function`` (``tf_function_spelling``: ``tfe.defun`` in TF 1.x eager code).
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Optional
 
-from tflint_perf.analysis.loops import LOOP_TYPES, SCOPE_TYPES, names_used, target_names
+from tflint_perf.analysis.loops import SCOPE_TYPES, names_used, target_names
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import canonical, dotted
 from tflint_perf.engine.walk import descendants
@@ -110,12 +110,6 @@ def _bound_bases(target: cst.BaseExpression):
     return [base.value] if isinstance(base, cst.Name) else []
 
 
-def loops_in(node: cst.CSTNode):
-    for sub in descendants(node):
-        if isinstance(sub, LOOP_TYPES):
-            yield sub
-
-
 def _aliases_to(ctx, target: str):
     """Module-level names bound to ``target``: inserted code can use them anywhere."""
     for local, full in ctx.imports.module_aliases.items():
@@ -131,18 +125,6 @@ def tensorflow_alias(ctx) -> Optional[str]:
             return local
         best = best or local
     return best
-
-
-def keras_prefix(ctx, module: str = "backend") -> Optional[str]:
-    """How to spell ``keras.<module>`` here: ``keras.backend``, ``K``, ``tf.keras.backend``."""
-    for local, _ in _aliases_to(ctx, f"keras.{module}"):
-        return local
-    for local, _ in _aliases_to(ctx, "keras"):
-        return f"{local}.{module}"
-    tf = tensorflow_alias(ctx)
-    if tf is not None:
-        return f"{tf}.keras.{module}"
-    return None
 
 
 def import_insertion_line(ctx) -> Optional[int]:

@@ -284,11 +284,6 @@ def is_tensor_call_name(qual: Optional[str], args: int = 1) -> bool:
     return not last[:1].isupper() or last in {"Tensor"}
 
 
-def is_framework_call(ctx, call: cst.Call) -> bool:
-    qual = ctx.call_name(call)
-    return qual is not None and qual.startswith(TENSOR_ROOTS)
-
-
 class TensorNames:
     """Per-file knowledge of which names hold tensors/arrays (``ctx.shared(TensorNames)``)."""
 

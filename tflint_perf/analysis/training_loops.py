@@ -25,7 +25,7 @@ from typing import Optional
 
 from tflint_perf.analysis.functions import TfFunctions
 from tflint_perf.analysis.keras_models import ModelNames, is_model_construction
-from tflint_perf.analysis.loops import body_nodes, enclosing_loops, method_name, receiver
+from tflint_perf.analysis.loops import body_nodes, method_name, receiver
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import dotted
 from tflint_perf.engine.walk import descendants
@@ -149,20 +149,6 @@ class TrainingLoops:
                 for node in body_nodes(loop)
             )
         return self._trial[key]
-
-    def training_loop_around(self, node: cst.CSTNode):
-        """(loop, evidence) for the loop that makes ``node`` run once per step.
-
-        Walks the enclosing loops of the same function, nearest first: a
-        trial loop ends the search (silent), the first training loop wins.
-        """
-        for loop in enclosing_loops(self.ctx, node):
-            if self.is_trial_loop(loop):
-                return None
-            why = self.evidence(loop)
-            if why is not None:
-                return loop, why
-        return None
 
     # -- Keras callbacks ---------------------------------------------------
     def callback_hook(self, func: cst.FunctionDef) -> Optional[str]:

@@ -35,8 +35,6 @@ _CANONICAL_EXACT = {
     "tf_keras": "keras",
 }
 
-ROOTS = ("tensorflow", "keras", "tf_keras", "numpy")
-
 
 def canonical(name: str) -> str:
     """``tensorflow.compat.v1.Session`` -> ``tensorflow.Session`` and so on."""

@@ -17,10 +17,8 @@ Facts are computed on first use and shared by the rules of one module.
 from __future__ import annotations
 
 import ast
-import re
-from typing import Dict, FrozenSet, List, Optional
+from typing import Dict, List, Optional
 
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While)
 COMPREHENSION_TYPES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
@@ -31,19 +29,7 @@ class Facts:
     def __init__(self, source: str, tree: ast.Module) -> None:
         self.source = source
         self.tree = tree
-        self._words: Optional[FrozenSet[str]] = None
         self._by_type: Optional[Dict[type, List[ast.AST]]] = None
-        self._loop_words: Optional[FrozenSet[str]] = None
-
-    @property
-    def words(self) -> FrozenSet[str]:
-        """Every identifier-like word of the text (comments and strings too)."""
-        if self._words is None:
-            self._words = frozenset(_WORD.findall(self.source))
-        return self._words
-
-    def has_word(self, *words: str) -> bool:
-        return not self.words.isdisjoint(words)
 
     def nodes(self, *types: type) -> List[ast.AST]:
         """The module's nodes of the given ``ast`` classes (one walk, shared)."""
@@ -60,20 +46,6 @@ class Facts:
     def has_loop(self, comprehensions: bool = True) -> bool:
         kinds = LOOP_TYPES + (COMPREHENSION_TYPES if comprehensions else ())
         return bool(self.nodes(*kinds))
-
-    @property
-    def loop_words(self) -> FrozenSet[str]:
-        """Names and attribute names used inside loops and comprehensions."""
-        if self._loop_words is None:
-            words = set()
-            for loop in self.nodes(*LOOP_TYPES, *COMPREHENSION_TYPES):
-                for node in ast.walk(loop):
-                    if isinstance(node, ast.Name):
-                        words.add(node.id)
-                    elif isinstance(node, ast.Attribute):
-                        words.add(node.attr)
-            self._loop_words = frozenset(words)
-        return self._loop_words
 
 
 def ast_tree(source: str) -> Optional[ast.Module]:
