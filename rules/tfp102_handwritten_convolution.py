@@ -149,7 +149,9 @@ class HandwrittenConvolution(Rule):
 
     # -- the fix -----------------------------------------------------------
     def _fix(self, conv: Convolution) -> Optional[Fix]:
-        ctx = self.ctx
+        """Only the plainest nest is rewritten: a VALID, stride-1, single-channel
+        window sum over two parameters, filling a zero-initialised output that the
+        function returns, with nothing else in the function that could run code."""
         if (
             conv.op != "conv"
             or conv.kind != "window-sum"
@@ -160,13 +162,28 @@ class HandwrittenConvolution(Rule):
             or len(conv.spatial) != 2
         ):
             return None
+        found = self._plain_nest(conv)
+        if found is None:
+            return None
+        func, out = found
+        init = self._zero_init_only(func, conv, out)
+        if init is None:
+            return None
+        edits = self._conv2d_edits(conv, out, init)
+        if edits is None:
+            return None
+        return Fix(edits, UNSAFE, "Replace the loops with tf.nn.conv2d (VALID, stride 1)")
+
+    def _plain_nest(self, conv: Convolution):
+        """(function, output name) for ``out[i, j] = np.sum(image[i:i + kh, j:j + kw]
+        * kernel)`` alone in two loops sized to the valid output, else None."""
+        ctx = self.ctx
         func = ctx.parent(ctx.parent(conv.outer))
         if not isinstance(func, cst.FunctionDef) or ctx.parent(conv.outer) is not func.body:
             return None
         params = {p.name.value for p in func.params.params}
         if conv.image not in params or conv.kernel not in params:
             return None
-        # out[i, j] = np.sum(image[i:i + kh, j:j + kw] * kernel), alone in both loops.
         if (
             len(conv.outer.body.body) != 1
             or len(conv.inner.body.body) != 1
@@ -184,7 +201,6 @@ class HandwrittenConvolution(Rule):
             and [ctx.code(e.slice) for e in target.slice] == [i, j]
         ):
             return None
-        out = target.value.value
         dims = _Dims(ctx, func)
         window = _window_of(stmt[0].value)
         if window is None:
@@ -196,7 +212,11 @@ class HandwrittenConvolution(Rule):
             bound = loop.iter.args[0].value if len(loop.iter.args) == 1 else None
             if bound is None or not dims.is_valid_size(bound, conv.image, conv.kernel, axis):
                 return None
-        # The rest of the body: assignments without side effects, the init of `out`, the loop, `return out`.
+        return func, target.value.value
+
+    def _zero_init_only(self, func, conv: Convolution, out: str):
+        """The ``out = np.zeros(...)`` line right before the nest when the rest of
+        the function is call-free assignments, the nest and ``return out``."""
         body = list(func.body.body)
         index = body.index(conv.outer)
         if index != len(body) - 2 or _returned_name(body[-1]) != out:
@@ -220,18 +240,22 @@ class HandwrittenConvolution(Rule):
         if (
             init is None
             or body[index - 1] is not init
-            or not _is_zero_init(ctx, init.body[0], conv.outer, conv.inner)
+            or not _is_zero_init(self.ctx, init.body[0], conv.outer, conv.inner)
         ):
             return None
+        return init
+
+    def _conv2d_edits(self, conv: Convolution, out: str, init):
+        """Replace the init line and the nest with one ``tf.nn.conv2d`` (and import
+        TensorFlow when the module does not)."""
+        ctx = self.ctx
         tf = tensorflow_alias(ctx)
         edits = []
         if tf is None:
-            if not name_is_free(ctx, "tf"):
+            line = import_insertion_line(ctx)
+            if not name_is_free(ctx, "tf") or line is None:
                 return None
             tf = "tf"
-            line = import_insertion_line(ctx)
-            if line is None:
-                return None
             edits.append(ctx.insert_lines(line, "import tensorflow as tf"))
         indent = ctx.indentation(conv.outer)
         code = (
@@ -244,16 +268,14 @@ class HandwrittenConvolution(Rule):
         )
         start, _ = ctx.statement_lines(init)
         _, end = ctx.statement_lines(conv.outer)
-        edits.append(ctx.delete_lines(start, end))
-        edits.append(ctx.insert_lines(start, code))
-        # One edit: delete + insert at the same place.
-        delete, insert = edits[-2], edits[-1]
-        edits[-2:] = [
+        # One edit: the lines' deletion and the new code at the same place.
+        delete, insert = ctx.delete_lines(start, end), ctx.insert_lines(start, code)
+        edits.append(
             type(delete)(
                 delete.line, delete.column, delete.end_line, delete.end_column, insert.content
             )
-        ]
-        return Fix(tuple(edits), UNSAFE, "Replace the loops with tf.nn.conv2d (VALID, stride 1)")
+        )
+        return tuple(edits)
 
 
 def _loops(conv: Convolution) -> str:
