@@ -151,6 +151,7 @@ class CallGraph:
         if scope is None:
             return []
         params = [p.name.value for p in scope.params.params]
+        assert isinstance(call.func, cst.Name)  # a call through a parameter, by name
         name = call.func.value
         if name not in params and name not in [p.name.value for p in scope.params.kwonly_params]:
             return []
@@ -161,7 +162,9 @@ class CallGraph:
             if arg is None:
                 continue
             if isinstance(arg, cst.Name) and arg.value in self.functions:
-                out.append(self._function(arg.value, site))
+                function = self._function(arg.value, site)
+                assert function is not None  # a name in self.functions has a def
+                out.append(function)
             elif isinstance(arg, cst.Attribute) and dotted(arg.value) == "self":
                 cls = self._enclosing_class(site)
                 found = self.method(cls.name.value, arg.attr.value) if cls else None

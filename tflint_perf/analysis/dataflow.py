@@ -8,13 +8,15 @@ their expression; nested ``def``/``class`` bodies are not entered.
 
 from __future__ import annotations
 
-from typing import Iterable, List, Set, Tuple
+from typing import Iterable, List, Set, Tuple, cast
 
 from tflint_perf.engine import cst
 from tflint_perf.engine.nodes import node_types
 from tflint_perf.engine.walk import children
 
-_SCOPES = node_types("FunctionDef", "ClassDef")
+_SCOPES = cast(
+    "tuple[type[cst.FunctionDef], type[cst.ClassDef]]", node_types("FunctionDef", "ClassDef")
+)
 _COMPREHENSIONS = node_types("ListComp", "SetComp", "GeneratorExp", "DictComp")
 _BLOCKS = node_types(
     "BaseSuite",
@@ -99,8 +101,8 @@ def _flow(node: cst.CSTNode, reads: List[str], bound: Set[str]) -> None:
         reads.extend(n for n in free_names(expr) if n not in bound)
 
     if isinstance(node, (cst.SimpleStatementLine, cst.IndentedBlock, cst.SimpleStatementSuite)):
-        for child in node.body:
-            _flow(child, reads, bound)
+        for stmt in node.body:
+            _flow(stmt, reads, bound)
     elif isinstance(node, cst.Assign):
         read(node.value)
         for target in node.targets:

@@ -198,7 +198,8 @@ class ElementWork:
                     found.append(inner)
         if not found:
             return Work(None, unsafe, _returns_dataset(self.ctx, body))
-        shown = min(found, key=lambda w: _rank(w.what))  # the heaviest kind, for the message
+        # the heaviest kind, for the message (every work in `found` names what it does)
+        shown = min(found, key=lambda w: _rank(w.what or ""))
         return Work(
             shown.what,
             unsafe,
@@ -245,7 +246,7 @@ def _unsafe_call(name: str) -> bool:
 def _returns_dataset(ctx, body: cst.CSTNode) -> bool:
     """The function returns a dataset (``ds.window(...)``, ``Dataset.zip(...)``)."""
     if isinstance(body, cst.FunctionDef):
-        values = [
+        values: List[cst.CSTNode] = [
             n.value
             for n in descendants(body.body, skip_scopes=True)
             if isinstance(n, cst.Return) and n.value is not None
@@ -255,7 +256,7 @@ def _returns_dataset(ctx, body: cst.CSTNode) -> bool:
     return any(_is_dataset_expr(ctx, value) for value in values)
 
 
-def _is_dataset_expr(ctx, expr: cst.BaseExpression) -> bool:
+def _is_dataset_expr(ctx, expr: cst.CSTNode) -> bool:
     if not isinstance(expr, cst.Call):
         return False
     qual = ctx.call_name(expr) or ""

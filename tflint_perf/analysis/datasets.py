@@ -233,7 +233,7 @@ class DatasetFlow:
             else:
                 name = params[index] if index < len(params) else None
             values = _datasets(self.evaluate(arg.value, env)) if name else ()
-            if values:
+            if name and values:
                 out[name] = values
         return out
 
@@ -404,7 +404,7 @@ class DatasetFlow:
             return int_arg(call)
         if short != "from_tensor_slices" or not call.args:
             return None
-        value = call.args[0].value
+        value: Optional[cst.BaseExpression] = call.args[0].value
         if isinstance(value, cst.Name):
             if self._literals is None:
                 self._literals = _single_literals(self.ctx)
@@ -480,7 +480,7 @@ class DatasetFlow:
             else None
         )
         work = pipeline.work
-        if short in APPLY_FUNCTION and arg.args and work is None:
+        if short in APPLY_FUNCTION and isinstance(arg, cst.Call) and arg.args and work is None:
             method = "map" if short == "map_and_batch" else "interleave"
             work = self.step_work(arg, method, arg.args[0].value).what
         if short in APPLY_BATCHING:

@@ -44,7 +44,7 @@ class Walk:
         self.size: Optional[cst.BaseExpression] = None  # the range bound, if a range
         self.whole: Dict[str, str] = {}  # element name -> code of the array it comes from
         self.counter: Optional[str] = None  # for k in np.arange(n): k
-        self.step = None  # the `i += 1` of a while loop
+        self.step: Optional[cst.AugAssign] = None  # the `i += 1` of a while loop
         self.opaque: set = set()  # names the header binds to things not shown to be arrays
         self.gather: set = set()  # of those, the ones that may index arrays (for i in idxs)
 
@@ -1026,7 +1026,7 @@ class _Flow:
                 continue  # mv = mv.reshape(d, 1)
             facts.why_not = "recurrence on " + name
             return
-        written = {}
+        written: Dict[str, set] = {}
         for sink in facts.sinks:
             if sink.target is not None and isinstance(sink.target, cst.Subscript):
                 base = facts.ctx.code(sink.target.value)

@@ -181,7 +181,7 @@ def _bound_names(stmt: cst.CSTNode) -> set:
         elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             names.add(node.name.value)
         elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(
-            getattr(node, "names", None), cst.ImportStar
+            node.names, cst.ImportStar
         ):
             for alias in node.names:
                 if alias.asname is None:

@@ -136,7 +136,7 @@ def _tensor_like(value: cst.BaseExpression) -> bool:
 
 
 def _scope_locals(scope: cst.FunctionDef) -> Set[str]:
-    names = {p.name.value for p in scope.params.params + scope.params.kwonly_params}
+    names = {p.name.value for p in (*scope.params.params, *scope.params.kwonly_params)}
     for extra in (scope.params.star_arg, scope.params.star_kwarg):
         if isinstance(extra, cst.Param):
             names.add(extra.name.value)

@@ -133,7 +133,7 @@ class ModelNames:
     def _analyse(self, func: cst.FunctionDef) -> Optional[Factory]:
         construction = None
         returns = trains = clears = False
-        built = set()
+        built: set[Optional[str]] = set()
         for node in descendants(func.body, skip_scopes=True):
             if isinstance(node, cst.Call):
                 if construction is None and self.is_model_expr(node):

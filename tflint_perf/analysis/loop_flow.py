@@ -18,7 +18,7 @@ demand, one walk of the scope (nested functions and classes not entered).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, Union
 
 from tflint_perf.analysis.loops import COMPREHENSION_TYPES, SCOPE_TYPES, names_used, target_names
 from tflint_perf.analysis.steps import _bound_bases
@@ -43,7 +43,7 @@ class Binding:
 class ScopeFlow:
     """The bindings of one scope, in source order (see the module docstring)."""
 
-    def __init__(self, scope: cst.CSTNode) -> None:
+    def __init__(self, scope: Union[cst.FunctionDef, cst.Module]) -> None:
         self.spans: Dict[int, Tuple[int, int]] = {}
         self.bindings: Dict[str, List[Binding]] = {}
         self.branches: List[Tuple[int, int, set]] = []  # if statements: span, names tested
@@ -134,7 +134,7 @@ class ScopeFlow:
         span = self.span(loop)
         if span is None:
             return []
-        out = []
+        out: List[Binding] = []
         for found in self.bindings.values():
             out.extend(b for b in found if span[0] <= b.at <= span[1])
         out.sort(key=lambda b: b.at)
@@ -167,7 +167,7 @@ class ScopeFlow:
         bound = self.in_loop(loop)
         varying = set()
         if isinstance(loop, COMPREHENSION_TYPES):
-            for_in = loop.for_in
+            for_in: Optional[cst.CompFor] = loop.for_in
             while for_in is not None:
                 varying.update(target_names(for_in.target))
                 for_in = for_in.inner_for_in
@@ -200,6 +200,7 @@ class ScopeFlow:
             if node_span and node_span[0] <= span[0] <= node_span[1] and b.node is not loop:
                 derived.add(b.name)
         loop_span = self.span(loop)
+        assert loop_span is not None  # the loop holds `result`, which has a span
         branches = [b for b in self.branches if loop_span[0] <= b[0] <= loop_span[1]]
         changed = True
         while changed:

@@ -2,26 +2,34 @@
 
 from __future__ import annotations
 
-from typing import Iterator, List, Optional
+from typing import Iterator, List, Optional, Union, cast
 
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import dotted
 from tflint_perf.engine.nodes import node_types
 from tflint_perf.engine.walk import descendants
 
-LOOP_TYPES = node_types("For", "While")
-COMPREHENSION_TYPES = node_types("ListComp", "SetComp", "DictComp", "GeneratorExp")
-SCOPE_TYPES = node_types("FunctionDef", "ClassDef", "Lambda")
+LOOP_TYPES = cast("tuple[type[cst.For], type[cst.While]]", node_types("For", "While"))
+COMPREHENSION_TYPES = cast(
+    "tuple[type[cst.ListComp], type[cst.SetComp], type[cst.DictComp], type[cst.GeneratorExp]]",
+    node_types("ListComp", "SetComp", "DictComp", "GeneratorExp"),
+)
+SCOPE_TYPES = cast(
+    "tuple[type[cst.FunctionDef], type[cst.ClassDef], type[cst.Lambda]]",
+    node_types("FunctionDef", "ClassDef", "Lambda"),
+)
 
 
-def enclosing_loops(ctx, node: cst.CSTNode, stop_at_scope: bool = True) -> List[cst.CSTNode]:
+def enclosing_loops(
+    ctx, node: cst.CSTNode, stop_at_scope: bool = True
+) -> List[Union[cst.For, cst.While]]:
     """``for``/``while`` statements whose body contains ``node``, nearest first.
 
     A loop counts only when ``node`` is in its body (or ``else``), not in its
     iterable or condition. With ``stop_at_scope``, a function or class
     boundary ends the search: a ``def`` inside a loop is not run by it.
     """
-    out = []
+    out: List[Union[cst.For, cst.While]] = []
     child = node
     for parent in ctx.ancestors_of(node):
         if (
@@ -37,7 +45,7 @@ def enclosing_loops(ctx, node: cst.CSTNode, stop_at_scope: bool = True) -> List[
     return out
 
 
-def body_nodes(loop: cst.CSTNode, skip_scopes: bool = True) -> Iterator[cst.CSTNode]:
+def body_nodes(loop: Union[cst.For, cst.While], skip_scopes: bool = True) -> Iterator[cst.CSTNode]:
     """Every node in a loop's body (not its header), nested scopes skipped."""
     body = loop.body
     yield from descendants(body, skip_scopes=skip_scopes)
@@ -193,8 +201,9 @@ def range_trips(call: cst.Call, constants: "IntConstants") -> Optional[int]:
     """Iterations of ``range(...)`` whose bounds are literals or constant names."""
     if not 1 <= len(call.args) <= 3 or any(a.keyword for a in call.args):
         return None
-    bounds = [constants.value(arg.value) for arg in call.args]
-    if any(b is None for b in bounds):
+    values = [constants.value(arg.value) for arg in call.args]
+    bounds = [b for b in values if b is not None]
+    if len(bounds) != len(values):
         return None
     return len(range(*bounds)) if bounds[-1] != 0 or len(bounds) < 3 else None
 

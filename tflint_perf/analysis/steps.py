@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import re
-from typing import Callable, Optional
+from typing import Callable, Dict, List, Optional, Union
 
 from tflint_perf.analysis.loops import SCOPE_TYPES, names_used, target_names
 from tflint_perf.engine import cst
@@ -56,7 +56,9 @@ def _assigned_targets(node: cst.CSTNode):
     return [], None
 
 
-def varying_names(loop: cst.CSTNode, is_stable_value: Callable[[cst.BaseExpression], bool]) -> set:
+def varying_names(
+    loop: Union[cst.For, cst.While], is_stable_value: Callable[[cst.BaseExpression], bool]
+) -> set:
     """Names whose value may differ between iterations of ``loop``.
 
     The loop's own targets, and every name (or attribute base, like ``self``
@@ -68,7 +70,7 @@ def varying_names(loop: cst.CSTNode, is_stable_value: Callable[[cst.BaseExpressi
     varying = set()
     if isinstance(loop, cst.For):
         varying.update(target_names(loop.target))
-    candidates = {}  # name -> values
+    candidates: Dict[str, List[cst.BaseExpression]] = {}  # name -> values
     for node in descendants(loop.body, skip_scopes=True):
         targets, value = _assigned_targets(node)
         if isinstance(node, SCOPE_TYPES) and hasattr(node, "name"):

@@ -145,7 +145,11 @@ class TapeSteps:
         out = []
         for node in self.ctx.nodes(cst.Assign) if grad_fns else ():
             value = node.value
-            if not (isinstance(value, cst.Call) and _is_name(value.func, tuple(grad_fns))):
+            if not (
+                isinstance(value, cst.Call)
+                and isinstance(value.func, cst.Name)
+                and _is_name(value.func, tuple(grad_fns))
+            ):
                 continue
             loops = enclosing_loops(self.ctx, node)
             grads = {n for t in node.targets for n in target_names(t.target)}

@@ -25,7 +25,7 @@ Also here: sizes of tensors (``x.shape[0]``, ``len(x)``, ``tf.shape(x)[0]``).
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, cast
 
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import dotted
@@ -226,7 +226,7 @@ _GENERATOR_NON_ARRAY = frozenset(
 ARRAY_ATTRS = frozenset({"shape", "ndim"})
 _ARRAY_ANNOTATIONS = frozenset({"tensorflow.Tensor", "numpy.ndarray", "numpy.array"})
 
-SCOPES = node_types("FunctionDef", "Lambda")
+SCOPES = cast("tuple[type[cst.FunctionDef], type[cst.Lambda]]", node_types("FunctionDef", "Lambda"))
 _IN_PROGRESS = object()
 
 # Calls returning a tuple of arrays, and how deep the tuples nest
@@ -408,11 +408,11 @@ class TensorNames:
             bind(scope_for(node), node.name, None)
         for node in ctx.nodes(cst.NamedExpr):
             bind(scope_for(node), node.target, node.value)
-        for node_type in (cst.FunctionDef, cst.ClassDef):
-            for node in ctx.nodes(node_type):
+        for def_type in (cst.FunctionDef, cst.ClassDef):
+            for node in ctx.nodes(def_type):
                 scope = scope_for(node)
                 bind(scope, node.name, None)
-                if scope is not None and node_type is cst.FunctionDef:
+                if scope is not None and def_type is cst.FunctionDef:
                     self._defs[scope][node.name.value] = node
         self._index_imports(bind, scope_for)
         self._index_uses(scope_for)
@@ -553,7 +553,7 @@ class TensorNames:
     def is_dict_name(self, name: str, scope) -> bool:
         """A name bound (in its scope) only to dicts: ``{...}``, ``dict(...)``."""
         self._index(scope)
-        values = self._bindings[scope].get(name)
+        values = self._bindings[scope].get(name, [])
         return bool(values) and all(
             isinstance(v, (cst.Dict, cst.DictComp))
             or (isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and v.func.value == "dict")
@@ -672,7 +672,7 @@ class TensorNames:
             return self.ctx.call_name(expr) in _COUNTERS
         if isinstance(expr, cst.Name):
             self._index(scope)
-            values = self._bindings[scope].get(expr.value)
+            values = self._bindings[scope].get(expr.value, [])
             return bool(values) and all(
                 isinstance(v, cst.Call) and self.ctx.call_name(v) in _COUNTERS for v in values
             )
@@ -777,7 +777,7 @@ class TensorNames:
             return False
         if isinstance(expr, cst.Name):
             self._index(scope)
-            values = self._bindings[scope].get(expr.value)
+            values = self._bindings[scope].get(expr.value, [])
             reaching = self._reaching(expr, scope)
             if reaching is not None:
                 values = [reaching]

@@ -17,7 +17,7 @@ running every call is found here, in two kinds:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Set
+from typing import Iterable, List, Optional, Set, Union
 
 from tflint_perf.analysis.callgraph import CallGraph
 from tflint_perf.analysis.dataflow import target_leaves
@@ -136,7 +136,12 @@ def _call_problem(ctx, call: cst.Call, local: Set[str], objects) -> Optional[Pro
             f"`{dotted(func)}()` {where}",
             "creates variables on every call (a retrace raises)",
         )
-    mutates = attr in MUTATING_METHODS and not qual and _outer(func.value, local)
+    mutates = (
+        attr in MUTATING_METHODS
+        and not qual
+        and isinstance(func, cst.Attribute)
+        and _outer(func.value, local)
+    )
     if mutates and ctx.shared(CallGraph).resolve(call) is None:
         return Problem(HAZARD, f"`{ctx.code(func)}()` {where}", STATE)
     if qual.startswith(FROZEN_MODULES) or _is_logger(func):
@@ -166,7 +171,9 @@ def creates_state(ctx, call: cst.Call) -> bool:
     return ctx.shared(ModelNames).is_model_expr(call)
 
 
-def _assignment_problem(ctx, node: cst.CSTNode, local: Set[str]) -> Optional[Problem]:
+def _assignment_problem(
+    ctx, node: Union[cst.Assign, cst.AugAssign, cst.AnnAssign], local: Set[str]
+) -> Optional[Problem]:
     targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
     for target in targets:
         for leaf in target_leaves(target):

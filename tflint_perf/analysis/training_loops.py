@@ -21,7 +21,7 @@ once per step.
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Optional, Union
 
 from tflint_perf.analysis.functions import TfFunctions
 from tflint_perf.analysis.keras_models import ModelNames, is_model_construction
@@ -81,14 +81,14 @@ class TrainingLoops:
         }
 
     # -- loops ------------------------------------------------------------
-    def evidence(self, loop: cst.CSTNode) -> Optional[str]:
+    def evidence(self, loop: Union[cst.For, cst.While]) -> Optional[str]:
         """Why ``loop`` is a training/inference loop (a short phrase), or None."""
         key = id(loop)
         if key not in self._evidence:
             self._evidence[key] = self._find_evidence(loop)
         return self._evidence[key]
 
-    def _find_evidence(self, loop: cst.CSTNode) -> Optional[str]:
+    def _find_evidence(self, loop: Union[cst.For, cst.While]) -> Optional[str]:
         for node in body_nodes(loop):
             if isinstance(node, cst.With):
                 for item in node.items:
@@ -117,7 +117,11 @@ class TrainingLoops:
         meth = method_name(call)
         if meth in _ALWAYS_KERAS_METHODS or meth == "apply_gradients":
             return f"calls `{shown}()`"
-        if meth in _MODEL_METHODS and self._looks_like_model(func.value):
+        if (
+            meth in _MODEL_METHODS
+            and isinstance(func, cst.Attribute)
+            and self._looks_like_model(func.value)
+        ):
             return f"calls `{shown}()`"
         if (
             meth in _STRATEGY_METHODS
@@ -134,7 +138,7 @@ class TrainingLoops:
         name = dotted(expr)
         return name is not None and "model" in name.rsplit(".", 1)[-1].lower()
 
-    def is_trial_loop(self, loop: cst.CSTNode) -> bool:
+    def is_trial_loop(self, loop: Union[cst.For, cst.While]) -> bool:
         """Each iteration resets Keras or builds a new model: once per trial."""
         key = id(loop)
         if key not in self._trial:

@@ -147,7 +147,9 @@ def _positions(nodes, loop_vars: set) -> Dict[str, cst.BaseExpression]:
     positions: Dict[str, cst.BaseExpression] = {}
     for _ in range(3):
         for a in assigns:
-            name = a.targets[0].target.value
+            target = a.targets[0].target
+            assert isinstance(target, cst.Name)  # the assignments kept above
+            name = target.value
             if name in positions or name in loop_vars:
                 continue
             if _is_bound(a.value) and _vars_of(a.value, positions, loop_vars):
@@ -200,7 +202,8 @@ class _Nest:
     def __init__(self, ctx, loops) -> None:
         self.ctx = ctx
         self.loops = loops
-        self.vars = [_loop_var(loop) for loop in loops]
+        # _chain keeps only range loops over a name: one variable per loop
+        self.vars = [v for v in map(_loop_var, loops) if v is not None]
         self.nodes = _statements(loops)
         self.positions = _positions(self.nodes, set(self.vars))
         self.window_names: Dict[str, cst.Subscript] = {}
@@ -209,6 +212,7 @@ class _Nest:
                 isinstance(n, cst.Assign)
                 and len(n.targets) == 1
                 and isinstance(n.targets[0].target, cst.Name)
+                and isinstance(n.value, cst.Subscript)  # what slides() accepts
                 and self.slides(n.value)
             ):
                 self.window_names[n.targets[0].target.value] = n.value
@@ -488,13 +492,13 @@ def _helper_def(ctx, call: cst.Call) -> Optional[cst.FunctionDef]:
 def _sums_a_product(ctx, func: cst.FunctionDef) -> bool:
     """The helper sums a product of two of its parameters (``np.sum(a * w) + b``)."""
     params = {p.name.value for p in func.params.params}
-    products = set()  # names holding the product
+    products: set[str] = set()  # names holding the product
     nodes = list(descendants(func.body, skip_scopes=True))
 
     def is_product(expr) -> bool:
         for n in [expr, *descendants(expr)]:
             if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Multiply):
-                operands = (n.left, n.right)
+                operands: tuple[cst.BaseExpression, ...] = (n.left, n.right)
             elif isinstance(n, cst.Call) and ctx.call_name(n) in _MULTIPLY and len(n.args) == 2:
                 operands = tuple(a.value for a in n.args)
             else:
@@ -692,7 +696,9 @@ def _offset_loops(ctx, nest: _Nest):
     return None
 
 
-def _offset_mac(ctx, b_loop, i, j, a, b):
+def _offset_mac(
+    ctx, b_loop, i, j, a, b
+) -> Optional[tuple[str, str, Optional[cst.SimpleStatementLine]]]:
     for node in descendants(b_loop.body, skip_scopes=True):
         if not (isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign)):
             continue
@@ -761,7 +767,7 @@ def _padding(ctx, outer, image_code: str) -> str:
         if isinstance(parent, SCOPES):
             scope = parent
             break
-    assigns: Dict[str, list] = {}
+    assigns: Dict[Optional[str], list] = {}
     for node in descendants(scope, skip_scopes=True):
         if isinstance(node, cst.Assign):
             for t in node.targets:
