@@ -7,7 +7,7 @@ where some rule reports (or builds a fix) pay for them.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Dict, Iterator, List, Mapping, Optional
+from typing import TYPE_CHECKING, Dict, Iterator, List, Mapping, Optional, Type, TypeVar
 
 from tflint_perf.engine import cst
 from tflint_perf.engine.cells import Cells
@@ -16,6 +16,8 @@ from tflint_perf.engine.rule import Edit, Finding, Fix
 
 if TYPE_CHECKING:
     from libcst.metadata import CodeRange
+
+N = TypeVar("N", bound="cst.CSTNode")
 
 
 class FileContext:
@@ -57,7 +59,7 @@ class FileContext:
         return None
 
     # -- tree -----------------------------------------------------------
-    def nodes(self, node_type: type) -> List[cst.CSTNode]:
+    def nodes(self, node_type: Type[N]) -> List[N]:
         """Every node of exactly this LibCST class in the file, in source order.
 
         Recorded by the one walk, so module-wide scans in ``finish()`` cost
