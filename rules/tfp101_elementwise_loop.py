@@ -321,7 +321,7 @@ class ElementwiseLoop(Rule):
         ]
         if not nests:
             return set()
-        inside = set(nests)
+        inside: set[cst.CSTNode] = set(nests)
         for node in self.candidates:
             chain = list(self.ctx.ancestors_of(node))
             if any(a in inside for a in chain):
@@ -993,7 +993,7 @@ class _Advice:
             for g in self.facts.gathers
             if any(n is g for n in value_nodes(self.sink.value or self.sink.test))
         ]
-        sub = (subs or self.facts.gathers or [None])[0]
+        sub = next(iter(subs or self.facts.gathers), None)
         what = f"each `{self.ctx.code(sub)}`" if sub is not None else "each selected element"
         if sub is None:
             form = "the selected elements"

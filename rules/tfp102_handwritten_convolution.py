@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional
 
 from tflint_perf.analysis.steps import import_insertion_line, name_is_free, tensorflow_alias
 from tflint_perf.analysis.tensors import shape_axis
@@ -123,7 +123,7 @@ class HandwrittenConvolution(Rule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self.candidates = []
+        self.candidates: List[cst.For] = []
 
     def visit_For(self, node: cst.For) -> None:
         self.candidates.append(node)
@@ -178,8 +178,9 @@ class HandwrittenConvolution(Rule):
         """(function, output name) for ``out[i, j] = np.sum(image[i:i + kh, j:j + kw]
         * kernel)`` alone in two loops sized to the valid output, else None."""
         ctx = self.ctx
-        func = ctx.parent(ctx.parent(conv.outer))
-        if not isinstance(func, cst.FunctionDef) or ctx.parent(conv.outer) is not func.body:
+        block = ctx.parent(conv.outer)
+        func = ctx.parent(block) if block is not None else None
+        if not isinstance(func, cst.FunctionDef) or block is not func.body:
             return None
         params = {p.name.value for p in func.params.params}
         if conv.image not in params or conv.kernel not in params:
@@ -240,6 +241,7 @@ class HandwrittenConvolution(Rule):
         if (
             init is None
             or body[index - 1] is not init
+            or not isinstance(init.body[0], cst.Assign)  # (checked above)
             or not _is_zero_init(self.ctx, init.body[0], conv.outer, conv.inner)
         ):
             return None
@@ -279,7 +281,8 @@ class HandwrittenConvolution(Rule):
 
 
 def _loops(conv: Convolution) -> str:
-    names = [loop.target.value for loop in conv.loops]
+    # (every loop of the nest is a range loop over a name)
+    names = [loop.target.value for loop in conv.loops if isinstance(loop.target, cst.Name)]
     if len(names) == 1:
         return f"Loop over `{names[0]}` and its window slices"
     return f"Nested loops over {_listing(names)}"
@@ -453,7 +456,11 @@ def _window_of(value):
 def _is_zero_init(ctx, assign: cst.Assign, outer, inner) -> bool:
     """``out = np.zeros((<outer bound>, <inner bound>))``."""
     value = assign.value
-    if ctx.call_name(value) not in ("numpy.zeros", "numpy.empty") or not value.args:
+    if (
+        not isinstance(value, cst.Call)
+        or ctx.call_name(value) not in ("numpy.zeros", "numpy.empty")
+        or not value.args
+    ):
         return False
     shape = value.args[0].value
     if not isinstance(shape, (cst.Tuple, cst.List)) or len(shape.elements) != 2:

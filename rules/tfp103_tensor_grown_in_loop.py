@@ -123,6 +123,7 @@ class TensorGrownInLoop(Rule):
             return
         for assign in self.assigns:
             call = assign.value
+            assert isinstance(call, cst.Call)  # visit_Assign keeps calls
             qual = self.ctx.call_name(call)
             if qual is None or not call.args:
                 continue
@@ -269,7 +270,8 @@ class TensorGrownInLoop(Rule):
         if isinstance(parent, cst.Assign):
             return True  # final = x
         if isinstance(parent, cst.Element):
-            call = self.ctx.parent(self.ctx.parent(parent))
+            outer = self.ctx.parent(parent)
+            call = self.ctx.parent(outer) if outer is not None else None
             call = self.ctx.parent(call) if isinstance(call, cst.Arg) else call
             return isinstance(call, cst.Call) and self.ctx.call_name(call) in _CONCATS
         return False

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List, Optional, Union
 
 from tflint_perf.analysis.agent_classes import AgentClasses
 from tflint_perf.analysis.agents import agent_names
@@ -369,6 +369,7 @@ class MissingTfFunction(Rule):
             )
             self.report(func.name, message=message, fix=fix)
             return
+        assert hot is not None  # (the agent case returned above)
         line = ctx.line_ref(ctx.position(hot.calls[-1]).start.line)
         self.report(func.name, func=func.name.value, line=line, advice=advice, fix=fix)
 
@@ -416,7 +417,9 @@ class MissingTfFunction(Rule):
                 counters.update(target_names(loop.target))
             elif enumerate_call(loop.iter) is not None and isinstance(loop.target, cst.Tuple):
                 counters.update(target_names(loop.target.elements[0].value))
-        statement = {id(n) for n in descendants(self.ctx.parent(call))}
+        holder = self.ctx.parent(call)
+        assert holder is not None  # a call is never the module
+        statement = {id(n) for n in descendants(holder)}
         for index, each in enumerate(loops):
             if index > 0 and isinstance(each, cst.For):
                 counters.update(target_names(each.target))
@@ -509,7 +512,7 @@ def _unseen_arguments(func: cst.FunctionDef) -> List[Problem]:
     ]
 
 
-def _new_each_time(ctx, node: cst.CSTNode) -> bool:
+def _new_each_time(ctx, node: Union[cst.Assign, cst.AugAssign]) -> bool:
     """An assignment of a Python number (``lr = lr * 0.9``, ``n += 1``,
     ``r = 0.1 if ok else -1``) or of a new model,
     layer or optimizer: passed to a tf.function, each new one traces again."""

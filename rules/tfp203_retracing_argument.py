@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, Union
 
 from tflint_perf.analysis.functions import TfFunctions
 from tflint_perf.analysis.loops import enclosing_loops, enumerate_call, range_call
@@ -162,7 +162,7 @@ class RetracingArgument(Rule):
 
     # -- what changes per iteration ------------------------------------------
     def _changing_names(
-        self, loops: List[cst.CSTNode], constants: dict
+        self, loops: List[Union[cst.For, cst.While]], constants: dict
     ) -> Dict[str, Tuple[str, str]]:
         """Name -> (kind, loop variable) for Python numbers new each iteration."""
         changing: Dict[str, Tuple[str, str]] = {}
@@ -198,7 +198,7 @@ class RetracingArgument(Rule):
 
     def _constant_names(self, call: cst.Call) -> Dict[str, str]:
         """Names bound only to numeric literals in the enclosing scope and module."""
-        scopes = [self.ctx.module]
+        scopes: List[cst.CSTNode] = [self.ctx.module]
         kinds: Dict[str, Optional[str]] = {}
         for parent in self.ctx.ancestors_of(call):
             if isinstance(parent, cst.FunctionDef):
@@ -289,7 +289,7 @@ def _few_range_values(call: cst.Call, ints: Dict[str, int]) -> bool:
         return values[0] <= FEW_VALUES
     if len(values) >= 2:
         step = values[2] if len(values) > 2 else 1
-        return step != 0 and len(range(*values[:2], step)) <= FEW_VALUES
+        return step != 0 and len(range(values[0], values[1], step)) <= FEW_VALUES
     return False
 
 

@@ -125,6 +125,7 @@ class DeviceConfigAfterInit(Rule):
         reported = set()
         for v in checker.violations():
             config = v.via_target if v.via is not None else v.target
+            assert isinstance(config, cst.Call)  # the checker's targets are config calls
             if id(config) in reported:
                 continue  # a configuring function called late from several places
             reported.add(id(config))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional, Union
 
 from tflint_perf.analysis.loops import SCOPE_TYPES, enclosing_loops, method_name
 from tflint_perf.analysis.training_loops import GRADIENT_TAPE, TrainingLoops
@@ -167,7 +167,7 @@ class GcCollectInLoop(Rule):
         if not isinstance(expr, cst.Expr):
             return None
         line = self.ctx.parent(expr)
-        block = self.ctx.parent(line)
+        block = self.ctx.parent(line) if line is not None else None
         message = "Remove the `gc.collect()` call"
         if (
             isinstance(line, cst.SimpleStatementLine)
@@ -181,7 +181,7 @@ class GcCollectInLoop(Rule):
         return Fix((self.ctx.replace(expr, "pass"),), SAFE, message)
 
 
-def _own_steps(ctx, loops: TrainingLoops, loop: cst.CSTNode):
+def _own_steps(ctx, loops: TrainingLoops, loop: Union[cst.For, cst.While]):
     """("step", why) if the loop body itself (not an inner loop) runs a training
     or inference step; ("epoch", why) if it only calls ``fit``/``evaluate``,
     which run whole epochs; (None, None) otherwise."""
@@ -202,8 +202,8 @@ def _own_steps(ctx, loops: TrainingLoops, loop: cst.CSTNode):
     return ("epoch", epoch) if epoch else (None, None)
 
 
-def _body_outside_inner_loops(loop: cst.CSTNode):
-    stack = [loop.body]
+def _body_outside_inner_loops(loop: Union[cst.For, cst.While]):
+    stack: List[cst.CSTNode] = [loop.body]
     while stack:
         node = stack.pop()
         for child in children(node):

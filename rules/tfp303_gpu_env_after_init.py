@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Union
 
 from tflint_perf.analysis.execution import FlowChecker, hoist_fix
 from tflint_perf.analysis.runtime_init import InitModel
@@ -125,7 +125,7 @@ class GpuEnvAfterInit(Rule):
             for target in node.targets:
                 sub = target.target
                 environ = isinstance(sub, cst.Subscript) and self.ctx.qualname(sub.value) == ENVIRON
-                if environ and len(sub.slice) == 1:
+                if environ and isinstance(sub, cst.Subscript) and len(sub.slice) == 1:
                     index = sub.slice[0].slice
                     key = _literal(index.value) if isinstance(index, cst.Index) else None
                     if key in GPU_VARIABLES:
@@ -137,7 +137,7 @@ class GpuEnvAfterInit(Rule):
                 key = _literal(node.args[0].value) if node.args[0].keyword is None else None
                 return frozenset({key}) if key in GPU_VARIABLES else frozenset()
             if qual == "os.environ.update":
-                keys = set()
+                keys: set[Optional[str]] = set()
                 for arg in node.args:
                     if arg.keyword is not None:
                         keys.add(arg.keyword.value)
@@ -201,14 +201,14 @@ class GpuEnvAfterInit(Rule):
             fix=fix,
         )
 
-    def _describe(self, node: cst.CSTNode) -> str:
+    def _describe(self, node: Union[cst.Assign, cst.Call]) -> str:
         if isinstance(node, cst.Assign):
             return self.ctx.code(node.targets[0].target) + " = ..."
         return f"{dotted(node.func)}(...)"
 
     def _for_child_process(self, node: cst.CSTNode) -> bool:
         """The flow holding ``node`` also starts a child process."""
-        scope = self.ctx.module
+        scope: cst.CSTNode = self.ctx.module
         for parent in self.ctx.ancestors_of(node):
             if isinstance(parent, cst.FunctionDef):
                 scope = parent

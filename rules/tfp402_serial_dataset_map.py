@@ -104,15 +104,18 @@ class SerialDatasetMap(Rule):
         found = []
         for node in self.ctx.nodes(cst.Call):
             work = self._serial_work(flow, node)
-            if work is not None:
+            if work is not None and isinstance(node.func, cst.Attribute):  # (work: a method call)
                 start = self.ctx.position(node.func.attr).start
                 found.append(((start.line, start.column), node, work))
-        uses = DatasetUse(self.ctx) if found else None
+        if not found:
+            return
+        uses = DatasetUse(self.ctx)
         lines = set()
         for (line, _), node, work in sorted(found, key=lambda item: item[0]):
             if line in lines or not uses.iterated(node, bulk=work.python):
                 continue  # one finding per line (chained maps); never iterated: no cost
             lines.add(line)
+            assert isinstance(node.func, cst.Attribute)  # (checked in the first loop)
             autotune = autotune_expr(self.ctx)
             self.report(
                 node.func.attr,
@@ -129,6 +132,7 @@ class SerialDatasetMap(Rule):
         """What a serial ``map``/``interleave`` on a tracked pipeline does, if real work."""
         if id(node) not in flow.method_receivers:
             return None
+        assert isinstance(node.func, cst.Attribute)  # method_receivers holds method calls
         method = node.func.attr.value
         if method not in ("map", "interleave") or parallel_step(node, method):
             return None
