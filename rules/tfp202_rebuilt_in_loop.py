@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 from tflint_perf.analysis.callers import Callers, enclosing_function
 from tflint_perf.analysis.functions import TF_FUNCTION, decorator_call
@@ -82,7 +82,7 @@ OWN_IMPORTS = {
 @dataclass
 class Item:
     kind: str  # model, layer, function, tf1
-    node: cst.CSTNode
+    node: Union[cst.Call, cst.FunctionDef]  # a def only for a decorated function
     label: str
     bound: Optional[str] = None  # the name it is assigned to
     detail: str = ""  # tf1: graph/session/placeholder/variable; model: the construction call
@@ -290,7 +290,7 @@ class RebuiltInLoop(Rule):
         return self.models.factory_of(call)
 
     # -- one loop --------------------------------------------------------
-    def _check_loop(self, loop: cst.CSTNode) -> None:
+    def _check_loop(self, loop: Union[cst.For, cst.While]) -> None:
         body_calls = [
             n for n in descendants(loop.body, skip_scopes=True) if isinstance(n, cst.Call)
         ]
@@ -321,7 +321,9 @@ class RebuiltInLoop(Rule):
         if reported:
             self._report_loop(loop, reported, search)
 
-    def _loop_items(self, loop, body_calls):
+    def _loop_items(
+        self, loop: Union[cst.For, cst.While], body_calls: List[cst.Call]
+    ) -> Tuple[List[Item], bool]:
         """What ``loop`` builds on every iteration, and whether it clears the session."""
         ctx = self.ctx
         items: List[Item] = []
@@ -352,6 +354,7 @@ class RebuiltInLoop(Rule):
         if item.kind == "model":
             if clears:
                 return None
+            assert isinstance(item.node, cst.Call)  # a model item is a call
             factory = self._factory_of(item.node)
             if factory is not None and factory.trains and not factory.returns:
                 return None  # a trial function: reported in it (_check_trials)
@@ -464,7 +467,7 @@ class RebuiltInLoop(Rule):
             value = value.func.value
         return isinstance(value, cst.Call) and self._item(value) is not None
 
-    def _independent(self, node: cst.CSTNode, varying: set) -> bool:
+    def _independent(self, node: Union[cst.Call, cst.FunctionDef], varying: set) -> bool:
         if isinstance(node, cst.FunctionDef):
             used = names_used(node.body) | {
                 n for d in node.decorators for n in names_used(d.decorator)
@@ -510,7 +513,7 @@ class RebuiltInLoop(Rule):
         if not isinstance(loop, cst.For):
             return True
         targets = set(target_names(loop.target))
-        fed = set()
+        fed: Set[int] = set()
         for node in descendants(loop.body, skip_scopes=True):
             if (
                 isinstance(node, cst.Call)
@@ -549,7 +552,7 @@ class RebuiltInLoop(Rule):
             for n in descendants(func.body, skip_scopes=True)
         )
 
-    def _kept(self, item: Item, loop: cst.CSTNode) -> bool:
+    def _kept(self, item: Item, loop: Union[cst.For, cst.While]) -> bool:
         """The model is stored in a collection in the loop: an ensemble, kept on purpose."""
 
         def is_model(expr) -> bool:
@@ -593,7 +596,7 @@ class RebuiltInLoop(Rule):
         return out
 
     # -- TF1 graphs that grow ------------------------------------------------
-    def _graph_growth(self, loop: cst.CSTNode, items: List[Item], body) -> bool:
+    def _graph_growth(self, loop: Union[cst.For, cst.While], items: List[Item], body) -> bool:
         """Report ops created in a loop that runs the session, one finding per statement."""
         if not self.sessions or any(
             i.kind == "tf1" and i.detail in ("graph", "session") for i in items
@@ -603,6 +606,7 @@ class RebuiltInLoop(Rule):
             return False
         if any(self.ctx.call_name(n) == "tensorflow.reset_default_graph" for n in body):
             return False
+        assert self.builders is not None  # set for a module that runs sessions
         by_statement: Dict[int, List[cst.Call]] = {}
         order = []
         for node in _own_body(loop):
@@ -636,7 +640,7 @@ class RebuiltInLoop(Rule):
             return False
         arg = self.ctx.parent(call)
         runner = self.ctx.parent(arg) if isinstance(arg, cst.Arg) else None
-        if not (runs_session(runner) and arg is runner.args[0]):
+        if not (isinstance(runner, cst.Call) and runs_session(runner) and arg is runner.args[0]):
             return False
         return not any(
             func.value in _bound_bases(t.target)
@@ -647,6 +651,7 @@ class RebuiltInLoop(Rule):
     def _ops_words(self, calls: List[cst.Call]) -> str:
         names = []
         builds = False
+        assert self.builders is not None  # (called from _graph_growth)
         for call in calls:
             spelled = f"`{dotted(call.func) or '?'}()`"
             builds = builds or self.builders.builder(call) is not None
@@ -714,7 +719,7 @@ class RebuiltInLoop(Rule):
         builds = [
             TF1_BUILDERS[q]
             for q in map(ctx.call_name, ops)
-            if TF1_BUILDERS.get(q) in ("placeholder", "variable")
+            if q is not None and TF1_BUILDERS.get(q) in ("placeholder", "variable")
         ]
         loop_line = ctx.line_ref(ctx.position(loop).start.line)
         if builds:  # a whole model graph per call: a new graph per trial is the point
@@ -922,7 +927,7 @@ def _unset_test(test: cst.BaseExpression) -> Optional[str]:
         if isinstance(inner, cst.Call) and dotted(inner.func) == "hasattr" and len(inner.args) == 2:
             attr = inner.args[1].value
             if isinstance(attr, cst.SimpleString):
-                return f"{dotted(inner.args[0].value)}.{attr.evaluated_value}"
+                return f"{dotted(inner.args[0].value)}.{attr.evaluated_value!s}"
         return dotted(inner)
     return None
 
@@ -1004,7 +1009,7 @@ def _statement_of(ctx, node):
     return node
 
 
-def _own_body(loop: cst.CSTNode):
+def _own_body(loop: Union[cst.For, cst.While, cst.FunctionDef]):
     """Nodes run once per iteration of ``loop`` and of no loop inside it.
 
     Nested loops contribute their header only (their body belongs to them);

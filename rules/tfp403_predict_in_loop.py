@@ -242,6 +242,7 @@ class PredictInLoop(Rule):
     def _tf_callable(self, call: cst.Call) -> bool:
         """``model(x)`` on a Keras model, or ``f(x).numpy()`` where ``f`` is a name
         bound outside this module's defs and imports (a model passed in)."""
+        assert self.models is not None  # set in finish() before any check
         if self.models.is_keras_model(call.func):
             return True
         parent = self.ctx.parent(call)
@@ -431,7 +432,12 @@ class PredictInLoop(Rule):
             func = value.func
             method_ok = isinstance(func, cst.Attribute) and func.attr.value in PURE_METHODS
             lib_ok = qual.startswith(("numpy.", "tensorflow.")) and ".random" not in qual
-            if not (lib_ok or method_ok and self._pure(func.value, depth + 1)):
+            if not (
+                lib_ok
+                or method_ok
+                and isinstance(func, cst.Attribute)
+                and self._pure(func.value, depth + 1)
+            ):
                 return False
             return all(self._pure(a.value, depth + 1) for a in value.args)
         return False
@@ -453,6 +459,7 @@ class PredictInLoop(Rule):
     def _sequence(self, site: Site, flow: ScopeFlow, result, names: set) -> Site:
         """Mark ``site`` sequential when the loop feeds the prediction back into
         the input (``names``: what the input is computed from)."""
+        assert site.loop is not None  # a loop of this module
         derived = flow.derived(site.loop, result)
         site.feedback = flow.nearest(site.loop, names, derived)
         for node in descendants(site.loop, skip_scopes=True):
@@ -518,6 +525,8 @@ class PredictInLoop(Rule):
         return self._keras_receiver(call, method)
 
     def _keras_receiver(self, call: cst.Call, method: str) -> bool:
+        assert isinstance(call.func, cst.Attribute)  # a method call: `model.predict(x)`
+        assert self.models is not None  # set in finish() before any check
         recv = call.func.value
         if self._overridden(recv, method):
             return False  # the project's own `predict` (often just `self(x)`)
@@ -536,11 +545,13 @@ class PredictInLoop(Rule):
             return True
         if any(a.keyword is not None and a.keyword.value in KERAS_KEYWORDS for a in call.args):
             return True
+        assert isinstance(call.func, cst.Attribute)  # a method call: `model.predict(x)`
         return keras_only_module(self.ctx) and not self._local_method(call.func.attr.value)
 
     def _receiver_passed(self, call: cst.Call, func, site: cst.Call) -> bool:
         """The helper's model: a Keras model here, or the one the call site passes."""
         recv = call.func if not isinstance(call.func, cst.Attribute) else call.func.value
+        assert self.models is not None  # set in finish() before any check
         if isinstance(recv, cst.Name) and recv.value in _param_names(func):
             arg = self.ctx.shared(Callers).param_for(func, site, recv.value)
             if arg is None:
@@ -620,6 +631,7 @@ class PredictInLoop(Rule):
         graph = graph_mode_keras(ctx)
         direct = f"`{model}.predict_on_batch(x)`" if graph else f"`{model}(x, training=False)`"
         if site.agent is not None:
+            assert site.helper is not None  # an agent site names its method
             helper = site.helper.name.value
             reached = ctx.shared(AgentClasses).how_reached(site.helper)
             return (
@@ -631,6 +643,7 @@ class PredictInLoop(Rule):
             )
         where = _loop_words(ctx, site.loop)
         if site.helper is not None:
+            assert site.loop is not None  # the caller's loop, in this module
             helper = site.helper.name.value
             line = ctx.line_ref(ctx.position(site.loop).start.line)
             head = (
@@ -863,7 +876,7 @@ def _literal_trips(iterable) -> bool:
         bounds = [a.value for a in iterable.args]
         if not all(isinstance(b, cst.Integer) for b in bounds) or not bounds or len(bounds) > 3:
             return False
-        values = [int(b.value) for b in bounds]
+        values = [int(b.value) for b in bounds if isinstance(b, cst.Integer)]  # (all are)
         return len(range(*values)) <= TINY if len(values) > 1 else values[0] <= TINY
     return False
 
