@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Set
 
 from tflint_perf.analysis.steps import TF1_GRAPH_MODE, _bound_bases, is_clear_session
 from tflint_perf.engine import cst
@@ -133,7 +133,7 @@ class ModelNames:
     def _analyse(self, func: cst.FunctionDef) -> Optional[Factory]:
         construction = None
         returns = trains = clears = False
-        built: set[Optional[str]] = set()
+        built: Set[str] = set()  # names bound to a model in the function
         for node in descendants(func.body, skip_scopes=True):
             if isinstance(node, cst.Call):
                 if construction is None and self.is_model_expr(node):
@@ -141,7 +141,7 @@ class ModelNames:
                 clears = clears or is_clear_session(self.ctx, node)
             elif isinstance(node, cst.Assign) and self.is_model_expr(node.value):
                 built.update(n for t in node.targets for n in _bound_bases(t.target))
-                built.update(dotted(t.target) for t in node.targets)
+                built.update(filter(None, (dotted(t.target) for t in node.targets)))
             elif isinstance(node, cst.Return) and node.value is not None:
                 value = node.value
                 returns = returns or self.is_model_expr(value) or dotted(value) in built
