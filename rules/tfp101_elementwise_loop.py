@@ -21,7 +21,7 @@ from tflint_perf.analysis.elementwise import (
     walk_of,
 )
 from tflint_perf.analysis.tensors import TENSOR_ROOTS, TensorNames
-from tflint_perf.analysis.testcode import is_test_file
+from tflint_perf.analysis.testcode import is_test_module
 from tflint_perf.analysis.windows import find_convolution
 from tflint_perf.engine import cst
 from tflint_perf.engine.nodes import node_types
@@ -268,7 +268,7 @@ class ElementwiseLoop(Rule):
         self.candidates.append(node)
 
     def finish(self) -> None:
-        if not self.candidates or is_test_file(self.ctx.path):
+        if not self.candidates or is_test_module(self.ctx):
             return
         tensors = self.ctx.shared(TensorNames)
         helpers = self.ctx.shared(Helpers)

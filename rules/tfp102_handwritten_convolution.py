@@ -6,7 +6,7 @@ from typing import List, Optional
 
 from tflint_perf.analysis.steps import import_insertion_line, name_is_free, tensorflow_alias
 from tflint_perf.analysis.tensors import shape_axis
-from tflint_perf.analysis.testcode import is_test_file
+from tflint_perf.analysis.testcode import is_test_module
 from tflint_perf.analysis.windows import Convolution, find_convolution
 from tflint_perf.engine import cst
 from tflint_perf.engine.rule import UNSAFE, Fix, Rule
@@ -130,7 +130,7 @@ class HandwrittenConvolution(Rule):
 
     def finish(self) -> None:
         reported: set = set()
-        if is_test_file(self.ctx.path):
+        if is_test_module(self.ctx):
             return
         for node in self.candidates:
             if node in reported or any(a in reported for a in self.ctx.ancestors_of(node)):

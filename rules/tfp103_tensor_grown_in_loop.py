@@ -7,7 +7,7 @@ from typing import List, Optional
 from tflint_perf.analysis.functions import TfFunctions
 from tflint_perf.analysis.loops import enclosing_loops, range_call, small_literal
 from tflint_perf.analysis.tensors import shape_axis
-from tflint_perf.analysis.testcode import is_test_file
+from tflint_perf.analysis.testcode import is_test_module
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import dotted
 from tflint_perf.engine.rule import Rule
@@ -119,7 +119,7 @@ class TensorGrownInLoop(Rule):
             self.assigns.append(node)
 
     def finish(self) -> None:
-        if is_test_file(self.ctx.path):
+        if is_test_module(self.ctx):
             return
         for assign in self.assigns:
             call = assign.value

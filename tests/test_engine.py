@@ -9,6 +9,7 @@ import pytest
 from conftest import ROOT
 
 from tflint_perf.docs import expected_pages
+from tflint_perf.engine.linter import lint_source
 from tflint_perf.engine.names import ImportTable
 from tflint_perf.engine.rule import DOC_SECTIONS
 from tflint_perf.rules import all_rules
@@ -174,3 +175,30 @@ def test_pathological_nesting_is_a_syntax_finding_not_a_crash():
     for source in (chain, "import tensorflow as tf\n" + chain + "tf.constant(1)\n"):
         findings = lint_source(source, "deep.py", all_rules())
         assert [f.code for f in findings] == ["TFP000"], findings
+
+
+PREDICT_PER_STEP = """\
+import numpy as np
+import tensorflow as tf
+
+model = tf.keras.models.load_model("dqn.keras")
+state = np.zeros(4)
+for step in range(500):
+    action = np.argmax(model.predict(state[np.newaxis], verbose=0)[0])
+    state = np.roll(state, int(action))
+"""
+
+
+@pytest.mark.parametrize(
+    "path, extra, reported",
+    [
+        ("project/test/play_dqn.py", "", True),  # a script kept in test/: linted
+        ("project/tests/play_dqn.py", "import pytest\n", False),  # uses a test framework
+        ("project/tests/replay.py", "\ndef test_replay():\n    pass\n", False),
+        ("project/test_dqn.py", "", False),  # a test file by name
+        ("project/dqn_test.py", "", False),
+    ],
+)
+def test_test_code_is_told_by_name_or_by_framework(path, extra, reported):
+    findings = lint_source(PREDICT_PER_STEP + extra, path, all_rules())
+    assert any(f.code == "TFP403" for f in findings) is reported, findings

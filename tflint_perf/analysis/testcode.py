@@ -11,25 +11,34 @@ from tflint_perf.engine import cst
 _TEST_FILE_PREFIXES = ("test_", "conftest")
 _TEST_FILE_SUFFIXES = ("_test.py", "_tests.py", "_test.ipynb")
 _TEST_DIRS = frozenset({"test", "tests", "testing"})
+_TEST_FRAMEWORKS = ("pytest", "unittest", "absl", "hypothesis", "nose")
 
 
 def is_test_file(path: str) -> bool:
-    """``test_*.py``, ``*_test.py``, ``conftest.py``, or a file under a tests folder."""
-    parts = path.replace("\\", "/").split("/")
-    base = parts[-1]
-    return (
-        base.startswith(_TEST_FILE_PREFIXES)
-        or base.endswith(_TEST_FILE_SUFFIXES)
-        or bool(_TEST_DIRS & set(parts[:-1]))
+    """``test_*.py``, ``*_test.py`` or ``conftest.py``."""
+    base = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return base.startswith(_TEST_FILE_PREFIXES) or base.endswith(_TEST_FILE_SUFFIXES)
+
+
+def is_test_module(ctx) -> bool:
+    """A test file by name, or a module under a tests folder that uses a test
+    framework or defines ``test*`` functions (a training script kept in
+    ``test/`` is not test code)."""
+    if is_test_file(ctx.path):
+        return True
+    if not _TEST_DIRS & set(ctx.path.replace("\\", "/").split("/")[:-1]):
+        return False
+    return ctx.imports.imports_any(*_TEST_FRAMEWORKS) or any(
+        f.name.value.startswith("test") for f in ctx.nodes(cst.FunctionDef)
     )
 
 
 def in_test_code(ctx, node: cst.CSTNode) -> bool:
-    """A test file, a ``test*`` function, or a ``*TestCase`` class.
+    """A test module, a ``test*`` function, or a ``*TestCase`` class.
 
     Needs complete parents (call it from ``finish()``).
     """
-    if is_test_file(ctx.path):
+    if is_test_module(ctx):
         return True
     for parent in ctx.ancestors_of(node):
         if isinstance(parent, cst.FunctionDef) and parent.name.value.startswith("test"):
