@@ -158,6 +158,7 @@ class ElementwiseLoop(Rule):
     - a comparison or an `if` on each element that picks or stores values
       (advice: `np.where(...)` or a boolean mask, written for this loop);
     - counting matches (`n += 1` under a test: `np.sum(a == b)`);
+    - updates each element in place (`x[i, j] += y[i, j]`: `x + y`);
     - writes or adds at an index read from the data (`onehot[y[i], i] =
       1`, `sums[idx[i]] += v[i]`: fancy indexing, `np.add.at`), gathers
       (`p[i, y[i]]`: `p[np.arange(n), y]`);
@@ -198,6 +199,8 @@ class ElementwiseLoop(Rule):
     (`x[np.random.choice(n)]`) and whole-array draws (`size=`); on online
     updates (an array read whole and written per step); on text (string
     formatting, comparisons with strings, vocabulary decoding, `join`),
+    on multi-hot encoding of token-id sequences (`out[i, seq] = 1`, and the
+    inputs of IMDB/Reuters `load_data()`: ragged lists),
     Python lists being built, work lists handed to `pool.map`, and a linear
     solve or decomposition per row; and on convolution and
     pooling nests, which TFP102 reports.
@@ -489,6 +492,11 @@ class _Verdict:
         if sink.kind == "count":
             return Op("count", "", sink.node)
         op = self.op_of(sink.value, depth=0)
+        if op is None and sink.kind == "store-add" and isinstance(sink.node, cst.AugAssign):
+            # `x[i, j] += y[i, j]`: the in-place operator is the element-wise math.
+            symbol = self.ctx.code(sink.node.operator).strip().rstrip("=")
+            if symbol in ("+", "-", "*", "/") and self.facts.uses_element(sink.value):
+                op = Op("arith", symbol, sink.node)
         if sink.test is not None and self.facts.uses_element(sink.test):
             if op is None and self.op_of(sink.test, depth=0) is None:
                 return None  # `if done[i]: log(x[i]); x[i] = 0`: bookkeeping, no math

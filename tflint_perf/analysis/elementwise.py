@@ -993,6 +993,13 @@ class _Flow:
         if isinstance(target, cst.Subscript):
             scatter = facts.index_uses_element(target) and facts.array_target(target)
             kind = "scatter-add" if scatter else "store-add"
+            if (
+                not scatter
+                and facts.index
+                and not set(names_in(target)) & facts.index
+                and isinstance(stmt.operator, (cst.AddAssign, cst.SubtractAssign))
+            ):
+                kind = "reduce"  # `total[j] += x[t, j]` over t: one cell accumulates
             facts.sinks.append(Sink(kind, node, stmt.value, target, test))
             return
         if not isinstance(target, cst.Name):
