@@ -200,8 +200,9 @@ class PredictInLoop(Rule):
     def screen(cls, facts) -> bool:
         # The call repeats in a loop of this module, or it is `predict` in an
         # agent's method whose loop lives elsewhere.
-        return facts.has_loop() or any(
-            node.attr == "predict" for node in facts.nodes(ast.Attribute)
+        return facts.has_loop() or (
+            "predict" in facts.source
+            and any(node.attr == "predict" for node in facts.nodes(ast.Attribute))
         )
 
     def finish(self) -> None:

@@ -30,6 +30,7 @@ class Facts:
         self.source = source
         self.tree = tree
         self._by_type: Optional[Dict[type, List[ast.AST]]] = None
+        self._has_loop: Dict[bool, bool] = {}
 
     def nodes(self, *types: type) -> List[ast.AST]:
         """The module's nodes of the given ``ast`` classes (one walk, shared)."""
@@ -45,7 +46,13 @@ class Facts:
 
     def has_loop(self, comprehensions: bool = True) -> bool:
         kinds = LOOP_TYPES + (COMPREHENSION_TYPES if comprehensions else ())
-        return bool(self.nodes(*kinds))
+        if comprehensions not in self._has_loop:
+            if self._by_type is not None:
+                found = bool(self.nodes(*kinds))
+            else:  # stops at the first loop: most modules that have one show it early
+                found = any(isinstance(node, kinds) for node in ast.walk(self.tree))
+            self._has_loop[comprehensions] = found
+        return self._has_loop[comprehensions]
 
 
 def ast_tree(source: str) -> Optional[ast.Module]:
