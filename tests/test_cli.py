@@ -1,11 +1,16 @@
-"""The command line, driven as a user drives it: a subprocess."""
+"""The command line: its entry point in this process, and a few runs of the real command."""
 
+import contextlib
+import io
 import json
+import os
 import subprocess
 import sys
 import textwrap
 
 import pytest
+
+from tflint_perf.cli import main
 
 BAD = textwrap.dedent(
     """\
@@ -20,7 +25,8 @@ CLEAN = (
 )
 
 
-def run(args, cwd, env, stdin=None):
+def console(args, cwd, env, stdin=None):
+    """The installed command in its own process (stdin, exit status, startup)."""
     return subprocess.run(
         [sys.executable, "-m", "tflint_perf", *args],
         cwd=cwd,
@@ -32,6 +38,30 @@ def run(args, cwd, env, stdin=None):
     )
 
 
+def run(args, cwd, env, stdin=None):
+    """The entry point in this process (a subprocess per test costs a second);
+    what a real process adds (stdin, startup) goes through ``console``."""
+    if stdin is not None:
+        return console(args, cwd, env, stdin)
+    out, err = io.StringIO(), io.StringIO()
+    here, colour = os.getcwd(), os.environ.get("NO_COLOR")
+    os.chdir(cwd)
+    os.environ["NO_COLOR"] = env.get("NO_COLOR", "1")
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = main(list(args))
+            except SystemExit as exc:  # argparse: usage errors, --version
+                status = exc.code if isinstance(exc.code, int) else 2
+    finally:
+        os.chdir(here)
+        if colour is None:
+            os.environ.pop("NO_COLOR", None)
+        else:
+            os.environ["NO_COLOR"] = colour
+    return subprocess.CompletedProcess(args, status, out.getvalue(), err.getvalue())
+
+
 @pytest.fixture
 def project(tmp_path):
     (tmp_path / "bad.py").write_text(BAD)
@@ -40,7 +70,7 @@ def project(tmp_path):
 
 
 def test_text_output_and_exit_code(project, cli_env):
-    result = run(["check", "."], project, cli_env)
+    result = console(["check", "."], project, cli_env)
     assert result.returncode == 1
     assert result.stdout.splitlines()[0].startswith("bad.py:4:1: TFP301 [*] ")
     assert "Found 1 finding." in result.stdout
@@ -259,7 +289,7 @@ def test_quiet(project, cli_env):
 def test_version(project, cli_env):
     from tflint_perf import __version__
 
-    result = run(["--version"], project, cli_env)
+    result = console(["--version"], project, cli_env)
     assert result.stdout.strip() == f"tflint-perf {__version__}"
 
 

@@ -202,3 +202,49 @@ for step in range(500):
 def test_test_code_is_told_by_name_or_by_framework(path, extra, reported):
     findings = lint_source(PREDICT_PER_STEP + extra, path, all_rules())
     assert any(f.code == "TFP403" for f in findings) is reported, findings
+
+
+# What each layer may import of the package (CONTRIBUTING.md, the folders' docstrings);
+# "" is the package itself (``__version__``).
+ALLOWED_IMPORTS = {
+    "engine": {"", "engine"},
+    "analysis": {"", "engine", "analysis"},
+    "rules": {"", "engine", "analysis", "rules"},
+    "run": {"", "engine", "rules", "run"},
+    "verify": {"", "engine", "rules", "run", "verify"},
+}
+
+
+def _layer_of_import(module: str):
+    """The layer a ``tflint_perf...`` import reaches: a folder, "" for the package
+    itself, "faces" for its top-level modules (cli, reporters, ...); None outside."""
+    parts = module.split(".")
+    if parts[0] != "tflint_perf":
+        return None
+    if len(parts) == 1 or parts[1] == "__version__":
+        return ""
+    return parts[1] if parts[1] in ALLOWED_IMPORTS else "faces"
+
+
+def test_lower_layers_never_import_higher_ones():
+    import ast
+
+    wrong = []
+    sources = [(p, p.parent.name) for p in (ROOT / "tflint_perf").glob("*/*.py")]
+    sources += [(p, "rules") for p in (ROOT / "rules").glob("*.py")]
+    for path, layer in sources:
+        if layer not in ALLOWED_IMPORTS:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+                if node.module == "tflint_perf":  # from tflint_perf import reporters
+                    names = [f"tflint_perf.{alias.name}" for alias in node.names]
+            for name in names:
+                target = _layer_of_import(name)
+                if target is not None and target not in ALLOWED_IMPORTS[layer]:
+                    wrong.append(f"{path.relative_to(ROOT)}: {name}")
+    assert not wrong, wrong
