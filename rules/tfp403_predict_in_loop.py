@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Dict, Optional
 
 from tflint_perf.analysis.agent_classes import AgentClasses
-from tflint_perf.analysis.callers import Callers, enclosing_function
+from tflint_perf.analysis.callers import Callers, enclosing_class, enclosing_function
 from tflint_perf.analysis.keras_models import (
     OTHER_PREDICTORS,
     PREDICT_METHODS,
@@ -531,7 +531,7 @@ class PredictInLoop(Rule):
         recv = call.func.value
         if self._overridden(recv, method):
             return False  # the project's own `predict` (often just `self(x)`)
-        if self.models.is_keras_model(recv):
+        if self.models.is_keras_model(recv) or self._wrapped_model(call, method) is not None:
             return True
         name = receiver(call)
         if name == "self.model" and self._in_keras_callback(call):
@@ -598,6 +598,32 @@ class PredictInLoop(Rule):
                         return True
         return False
 
+    def _wrapped_model(self, call: cst.Call, method: str) -> Optional[cst.BaseExpression]:
+        """For ``self.predict(s)`` where this class's ``predict`` only returns
+        ``self.model.predict(s)`` of a Keras model (an agent's thin wrapper): that model."""
+        recv = call.func.value if isinstance(call.func, cst.Attribute) else None
+        func = enclosing_function(self.ctx, call)
+        cls = enclosing_class(self.ctx, func) if func is not None else None
+        if not (isinstance(recv, cst.Name) and recv.value == "self" and cls is not None):
+            return None
+        for wrapper in cls.body.body:
+            if not (isinstance(wrapper, cst.FunctionDef) and wrapper.name.value == method):
+                continue
+            body = wrapper.body.body
+            line = body[0] if len(body) == 1 else None
+            small = line.body[0] if isinstance(line, cst.SimpleStatementLine) else None
+            inner = small.value if isinstance(small, cst.Return) else None
+            if (
+                isinstance(inner, cst.Call)
+                and isinstance(inner.func, cst.Attribute)
+                and inner.func.attr.value == method
+                and self.models is not None
+                and self.models.is_keras_model(inner.func.value)
+            ):
+                return inner.func.value
+            return None
+        return None
+
     def _overridden(self, recv: cst.BaseExpression, method: str) -> bool:
         """``recv`` is bound here to an object of a class of this module that
         defines ``method`` itself (a ``keras.Model`` subclass with its own ``predict``)."""
@@ -628,7 +654,10 @@ class PredictInLoop(Rule):
         ctx = self.ctx
         spelled = dotted(call.func) or method
         arg = _clip(ctx.code(site.sample))
-        model = dotted(call.func.value) if isinstance(call.func, cst.Attribute) else "model"
+        wrapped = self._wrapped_model(call, method)  # self.predict -> self.model
+        if wrapped is None and isinstance(call.func, cst.Attribute):
+            wrapped = call.func.value
+        model = (dotted(wrapped) if wrapped is not None else None) or "model"
         graph = graph_mode_keras(ctx)
         direct = f"`{model}.predict_on_batch(x)`" if graph else f"`{model}(x, training=False)`"
         if site.agent is not None:
