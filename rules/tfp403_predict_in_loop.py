@@ -149,14 +149,17 @@ class PredictInLoop(Rule):
     module (`keras.Sequential`, `keras.Model`, `load_model`,
     `keras.applications.*`, a local `Model` subclass, a function of the
     module that returns one, `self.model` set to one and read as
-    `agent.model`), `self.model` in a Keras callback, or a call with
+    `agent.model`), `self.model` in a Keras callback, the class's own thin
+    wrapper (`self.predict(s)` where `predict` returns
+    `self.model.predict(s)`), or a call with
     Keras-only arguments (`verbose=`, `batch_size=`); a direct call
     `f(x).numpy()` counts when `f` is not a function or import of the
     module (a model passed in). An unknown receiver (also an object of
     the project's own package, `detector = YoloV3(...)`) counts only in a
     module that imports TensorFlow or Keras and no other library with a
-    `predict` (scikit-learn, XGBoost, ...); names bound by such libraries,
-    or loaded with `joblib`/`pickle`, are never flagged. Silent for chunked loops over large
+    `predict` (scikit-learn, XGBoost, ...); names bound by such libraries
+    or loaded with `joblib`/`pickle`, and objects of a class of the module
+    that defines its own `predict`, are never flagged. Silent for chunked loops over large
     slices (`x[i:i + chunk]`), for `predict` on a whole dataset per epoch,
     for a different model per iteration (`for m in models`, a model built
     in the loop), for loops over at most ten literal items or a
