@@ -41,7 +41,9 @@ class SerialDatasetMap(Rule):
     TextLineDataset(path).map(f)`: the interleave already runs several at
     a time), for a
     handful of elements (`ds.take(2).map(f)`), for a pipeline that is never
-    iterated (only displayed or printed, then replaced) or, when the only
+    iterated (only displayed or printed, then replaced) or only iterated
+    to plot or show each element (`plt.imshow`, `display`, a
+    `time.sleep` per element), or, when the only
     work is Python (`tf.py_function`, which holds the GIL, so threads gain
     little), only peeked at (`ds.take(2)`, `next(iter(ds))`), when
     `deterministic=` is passed explicitly, and in test code.

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import ClassVar, Dict, Optional
 
 from tflint_perf.analysis.agent_classes import AgentClasses
-from tflint_perf.analysis.callers import Callers, enclosing_class, enclosing_function
+from tflint_perf.analysis.callers import Callers, enclosing_function
+from tflint_perf.analysis.callgraph import CallGraph
 from tflint_perf.analysis.keras_models import (
     OTHER_PREDICTORS,
     PREDICT_METHODS,
@@ -605,48 +606,32 @@ class PredictInLoop(Rule):
         """For ``self.predict(s)`` where this class's ``predict`` only returns
         ``self.model.predict(s)`` of a Keras model (an agent's thin wrapper): that model."""
         recv = call.func.value if isinstance(call.func, cst.Attribute) else None
+        if not (isinstance(recv, cst.Name) and recv.value == "self"):
+            return None
+        graph = self.ctx.shared(CallGraph)
         func = enclosing_function(self.ctx, call)
-        cls = enclosing_class(self.ctx, func) if func is not None else None
-        if not (isinstance(recv, cst.Name) and recv.value == "self" and cls is not None):
-            return None
-        for wrapper in cls.body.body:
-            if not (isinstance(wrapper, cst.FunctionDef) and wrapper.name.value == method):
-                continue
-            body = wrapper.body.body
-            line = body[0] if len(body) == 1 else None
-            small = line.body[0] if isinstance(line, cst.SimpleStatementLine) else None
-            inner = small.value if isinstance(small, cst.Return) else None
-            if (
-                isinstance(inner, cst.Call)
-                and isinstance(inner.func, cst.Attribute)
-                and inner.func.attr.value == method
-                and self.models is not None
-                and self.models.is_keras_model(inner.func.value)
-            ):
-                return inner.func.value
-            return None
+        cls = graph.class_of(func) if func is not None else None
+        wrapper = graph.method(cls.name.value, method) if cls is not None else None
+        body = list(wrapper.body.body) if wrapper is not None else []
+        line = body[0] if len(body) == 1 else None
+        small = line.body[0] if isinstance(line, cst.SimpleStatementLine) else None
+        inner = small.value if isinstance(small, cst.Return) else None
+        if (
+            isinstance(inner, cst.Call)
+            and isinstance(inner.func, cst.Attribute)
+            and inner.func.attr.value == method
+            and self.models is not None
+            and self.models.is_keras_model(inner.func.value)
+        ):
+            return inner.func.value
         return None
 
     def _overridden(self, recv: cst.BaseExpression, method: str) -> bool:
         """``recv`` is bound here to an object of a class of this module that
         defines ``method`` itself (a ``keras.Model`` subclass with its own ``predict``)."""
-        classes = {
-            c.name.value
-            for c in self.ctx.nodes(cst.ClassDef)
-            if any(isinstance(s, cst.FunctionDef) and s.name.value == method for s in c.body.body)
-        }
-        name = dotted(recv)
-        if not classes or name is None:
-            return False
-        for assign in self.ctx.nodes(cst.Assign):
-            value = assign.value
-            if (
-                isinstance(value, cst.Call)
-                and (dotted(value.func) or "").rsplit(".", 1)[-1] in classes
-                and any(dotted(t.target) == name for t in assign.targets)
-            ):
-                return True
-        return False
+        graph = self.ctx.shared(CallGraph)
+        cls = graph.instances.get(dotted(recv) or "")
+        return cls is not None and graph.method(cls, method) is not None
 
     def _local_method(self, method: str) -> bool:
         """A class of this module defines ``method``: the receiver may be one of its objects."""

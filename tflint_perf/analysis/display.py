@@ -11,7 +11,7 @@ from tflint_perf.engine import cst
 from tflint_perf.engine.walk import descendants
 
 # Methods of figures, axes and plotting modules (``plt.imshow``, ``ax.set_title``).
-DISPLAY_METHODS = frozenset(
+_DISPLAY_METHODS = frozenset(
     {
         "imshow",
         "plot",
@@ -35,12 +35,12 @@ def displays(ctx, call: cst.Call) -> bool:
     if qual.startswith(_DISPLAY_ROOTS):
         return True
     func = call.func
-    return isinstance(func, cst.Attribute) and func.attr.value in DISPLAY_METHODS
+    return isinstance(func, cst.Attribute) and func.attr.value in _DISPLAY_METHODS
 
 
 def shown_each_iteration(ctx, body) -> bool:
-    """The loop body draws, shows or paces for a viewer on every iteration
-    (a call directly in it, not in a nested function)."""
+    """The loop body draws, shows or paces for a viewer (such a call anywhere
+    in it, outside nested functions)."""
     for node in descendants(body, skip_scopes=True):
         if isinstance(node, cst.Call) and (
             displays(ctx, node) or (ctx.call_name(node) or "") in _VIEWER_CALLS
