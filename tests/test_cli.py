@@ -99,6 +99,7 @@ def test_json_keys(project, cli_env):
         "code",
         "name",
         "message",
+        "detail",
         "fix",
     }
     assert data[0]["path"] == "bad.py"

@@ -24,6 +24,7 @@ def finding_to_dict(f: Finding) -> dict:
         "code": f.code,
         "name": f.name,
         "message": f.message,
+        "detail": f.detail,
         "fix": None,
     }
     if f.fix is not None:

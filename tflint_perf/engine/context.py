@@ -144,7 +144,9 @@ class FileContext:
         return line[: len(line) - len(line.lstrip())]
 
     # -- findings -------------------------------------------------------
-    def add_finding(self, rule, node: cst.CSTNode, message: str, fix: Optional[Fix]) -> None:
+    def add_finding(
+        self, rule, node: cst.CSTNode, message: str, fix: Optional[Fix], detail: str = ""
+    ) -> None:
         rng = self.position(node)
         self.findings.append(
             Finding(
@@ -157,6 +159,7 @@ class FileContext:
                 name=rule.name,
                 message=message,
                 fix=fix,
+                detail=detail,
             )
         )
 

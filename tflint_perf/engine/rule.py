@@ -48,10 +48,13 @@ class Finding:
     end_column: int
     code: str
     name: str
-    message: str
+    message: str  # the headline: what was found and the replacement, one line
     fix: Optional[Fix] = None
     # Extra output keys other features attach (notebook cell, verify verdict).
     extra: dict = field(default_factory=dict)
+    # Everything else a reader may want (evidence, why batching is impossible,
+    # hazards of a fix): shown under the headline, never in one-line output.
+    detail: str = ""
 
     def sort_key(self):
         return (self.path, self.line, self.column, self.code, self.message)
@@ -98,10 +101,11 @@ class Rule:
         node: "cst.CSTNode",
         message: Optional[str] = None,
         fix: Optional[Fix] = None,
+        detail: str = "",
         **fields,
     ) -> None:
         text = message if message is not None else self.message.format(**fields)
-        self.ctx.add_finding(self, node, text, fix)
+        self.ctx.add_finding(self, node, text, fix, detail)
 
     def finish(self) -> None:
         """Called once after the walk, for whole-module analysis."""

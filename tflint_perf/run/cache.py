@@ -42,7 +42,7 @@ except ImportError:  # pragma: no cover
 
 DEFAULT_DIR_NAME = ".tflint-perf-cache"
 ENV_VAR = "TFLINT_PERF_CACHE_DIR"
-FORMAT = 1
+FORMAT = 2
 TAG_NAME = "CACHEDIR.TAG"
 # https://bford.info/cachedir/ : backup tools skip folders holding this file.
 TAG_TEXT = (
@@ -137,11 +137,22 @@ def _finding_to_json(f: Finding) -> list:
             f.fix.message,
             [[e.line, e.column, e.end_line, e.end_column, e.content] for e in f.fix.edits],
         ]
-    return [f.line, f.column, f.end_line, f.end_column, f.code, f.name, f.message, fix, f.extra]
+    return [
+        f.line,
+        f.column,
+        f.end_line,
+        f.end_column,
+        f.code,
+        f.name,
+        f.message,
+        fix,
+        f.extra,
+        f.detail,
+    ]
 
 
 def _finding_from_json(path: str, item: list) -> Finding:
-    line, column, end_line, end_column, code, name, message, fix, extra = item
+    line, column, end_line, end_column, code, name, message, fix, extra, detail = item
     if fix is not None:
         safety, fix_message, edits = fix
         fix = Fix(
@@ -155,7 +166,17 @@ def _finding_from_json(path: str, item: list) -> Finding:
         if not isinstance(value, int):
             raise ValueError("positions must be integers")
     return Finding(
-        path, line, column, end_line, end_column, str(code), str(name), str(message), fix, extra
+        path,
+        line,
+        column,
+        end_line,
+        end_column,
+        str(code),
+        str(name),
+        str(message),
+        fix,
+        extra,
+        str(detail),
     )
 
 
