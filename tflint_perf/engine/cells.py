@@ -100,6 +100,6 @@ def compile_error(source: str, flags: int = 0x400) -> Optional[Tuple[int, int, s
         return exc.lineno or 1, exc.offset or 1, f"SyntaxError: {exc.msg}"
     except ValueError as exc:  # null bytes
         return 1, 1, f"SyntaxError: {exc}"
-    except (RecursionError, MemoryError) as exc:
-        return 1, 1, f"cannot parse: {type(exc).__name__} (too deeply nested for Python)"
+    except (RecursionError, MemoryError) as exc:  # what CPython says, as flake8's E999
+        return 1, 1, f"{type(exc).__name__}: {exc}"
     return None

@@ -12,7 +12,7 @@ from tflint_perf.engine.cells import PERCENT_MARKER, Cells, compile_error
 from tflint_perf.engine.context import FileContext
 from tflint_perf.engine.fixes import applicable, apply_edits, choose_fixes
 from tflint_perf.engine.rule import SYNTAX_CODE, SYNTAX_NAME, Finding, Fix, Rule
-from tflint_perf.engine.screen import Facts, ast_tree
+from tflint_perf.engine.screen import LIBCST_DEPTH_LIMIT, Facts, ast_tree, too_deep_for_libcst
 from tflint_perf.engine.walk import dispatch_tables, walk
 
 MAX_FIX_PASSES = 10
@@ -72,31 +72,65 @@ def check_syntax(source: str, path: str, cell_marker: Optional[Pattern] = None) 
     return _syntax_errors(source, path, find_cells(source, path, cell_marker))[0]
 
 
-def parse(source: str, path: str, cell_marker: Optional[Pattern] = None) -> Parsed:
-    """Parse with LibCST; on failure, report where CPython says and recover cells."""
-    module, libcst_error = _libcst_parse(source, path)
-    if module is not None:
+def parse(
+    source: str,
+    path: str,
+    cell_marker: Optional[Pattern] = None,
+    tree: Optional[ast.Module] = None,
+) -> Parsed:
+    """Parse with LibCST what CPython accepts; report the rest where CPython says.
+
+    LibCST never sees a text CPython rejects: its native parser can crash
+    the process on input CPython refuses as too deeply nested. In a module
+    of cells, a cell that does not parse is reported and blanked, and the
+    rest is parsed.
+    """
+    tree = tree if tree is not None else cpython_tree(source)
+    if tree is not None:
         cells = find_cells(source, path, cell_marker) if cell_marker is not None else None
-        return Parsed(module, source, [], cells)
+        return _libcst_parse_guarded(source, path, tree, cells)
     cells = find_cells(source, path, cell_marker)
     errors, blanked = _syntax_errors(source, path, cells)
-    if not errors:  # CPython accepts it, LibCST does not (a grammar gap): LibCST's word
-        errors = [libcst_error]
+    if not errors:  # CPython rejects the module, not any one of its cells
+        errors = [syntax_finding(path, *(compile_error(source) or (1, 1, "SyntaxError")))]
     if not blanked or cells is None:
         return Parsed(None, source, errors, cells)
     kept = cells.blank(source, blanked)
-    module, _ = _libcst_parse(kept, path)
-    return Parsed(module, kept, errors, cells)
+    kept_tree = cpython_tree(kept)
+    if kept_tree is None:
+        return Parsed(None, source, errors, cells)
+    inner = _libcst_parse_guarded(kept, path, kept_tree, cells)
+    return Parsed(inner.module, kept, errors + inner.errors, cells)
+
+
+def cpython_tree(source: str) -> Optional[ast.Module]:
+    """CPython's tree of a module, top-level ``await`` allowed (notebooks run it)."""
+    return ast_tree(source) or ast_tree(source, ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+
+
+def _libcst_parse_guarded(source: str, path: str, tree: ast.Module, cells) -> Parsed:
+    deep = too_deep_for_libcst(source, tree)
+    if deep is not None:
+        levels, line = deep
+        reason = (
+            f"not analysed: an expression nested {levels:,} levels deep "
+            f"(the parser's limit is {LIBCST_DEPTH_LIMIT:,})"
+        )
+        return Parsed(None, source, [syntax_finding(path, line, 1, reason)], cells)
+    module, error = _libcst_parse(source, path)
+    return Parsed(module, source, [error] if error is not None else [], cells)
 
 
 def _libcst_parse(source: str, path: str):
+    """LibCST's module of a text CPython accepts; an error is LibCST's limit, said so."""
     try:
         return cst.parse_module(source), None
     except cst.ParserSyntaxError as exc:
-        reason = f"SyntaxError: {exc.message}"
+        reason = f"not analysed: valid Python that LibCST cannot parse ({exc.message})"
         return None, syntax_finding(path, exc.raw_line, exc.raw_column + 1, reason)
     except (RecursionError, MemoryError) as exc:  # pathological nesting
-        return None, syntax_finding(path, 1, 1, f"cannot parse: {type(exc).__name__}")
+        reason = f"not analysed: LibCST's parser raised {type(exc).__name__}"
+        return None, syntax_finding(path, 1, 1, reason)
 
 
 def active_rules(source: str, rule_classes: Sequence[Type[Rule]]) -> List[Type[Rule]]:
@@ -124,14 +158,15 @@ def lint_source(
     if noqa.file_is_exempt(source):
         return []
     rules = active_rules(source, rule_classes)
-    if rules and screen:
-        passing = screened(source, rules, tree)
+    if not rules:
+        return _located(check_syntax(source, path, cell_marker), source, path, cell_marker)
+    tree = tree if tree is not None else cpython_tree(source)
+    if tree is not None and screen:
+        passing = screened(rules, Facts(source, tree))
         if passing is None:
             return []  # parses, and no rule can report here: LibCST not needed
         rules = passing
-    if not rules:
-        return _located(check_syntax(source, path, cell_marker), source, path, cell_marker)
-    parsed = parse(source, path, cell_marker)
+    parsed = parse(source, path, cell_marker, tree)
     findings = list(parsed.errors)
     if parsed.module is not None:
         findings += _run_rules(parsed, path, rules)
@@ -143,17 +178,8 @@ def lint_source(
     return sorted(kept, key=Finding.sort_key)
 
 
-def screened(
-    source: str, rules: List[Type[Rule]], tree: Optional[ast.Module]
-) -> Optional[List[Type[Rule]]]:
-    """The rules whose screen passes (None: the module parses and none does).
-
-    A module CPython cannot parse goes on to the full parse, which reports
-    where, and recovers cells."""
-    tree = tree if tree is not None else ast_tree(source)
-    if tree is None:
-        return rules
-    facts = Facts(source, tree)
+def screened(rules: List[Type[Rule]], facts: Facts) -> Optional[List[Type[Rule]]]:
+    """The rules whose screen passes (None: none does)."""
     kept = [r for r in rules if r.screen(facts)]
     return kept or None
 

@@ -17,7 +17,8 @@ Facts are computed on first use and shared by the rules of one module.
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional
+import re
+from typing import Dict, List, Optional, Tuple
 
 LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While)
 COMPREHENSION_TYPES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -55,10 +56,43 @@ class Facts:
         return self._has_loop[comprehensions]
 
 
-def ast_tree(source: str) -> Optional[ast.Module]:
+def ast_tree(source: str, flags: int = 0) -> Optional[ast.Module]:
     """The module's ``ast`` tree, or None when CPython cannot parse it."""
     try:
-        tree = compile(source, "<tflint-perf>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        tree = compile(
+            source, "<tflint-perf>", "exec", flags=ast.PyCF_ONLY_AST | flags, dont_inherit=True
+        )
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     return tree if isinstance(tree, ast.Module) else None
+
+
+# LibCST's native parser recurses once per level of nesting it builds and
+# dies (a C stack overflow: no exception, the process ends) past about 8,000
+# levels. CPython itself refuses code nested deeper than about 3,000 levels,
+# with one exception: ``a and b and ...`` is one flat node for CPython but one
+# level per operand for LibCST. So only a module with many ``and``/``or`` can
+# go past the limit; only there is the depth measured.
+LIBCST_DEPTH_LIMIT = 4000
+_BOOL_WORDS = re.compile(r"\b(?:and|or)\b")
+
+
+def too_deep_for_libcst(source: str, tree: ast.Module) -> Optional[Tuple[int, int]]:
+    """(levels, line) when LibCST would nest the module deeper than it can parse."""
+    if len(_BOOL_WORDS.findall(source)) < LIBCST_DEPTH_LIMIT - 3000:
+        return None
+    deepest, line = libcst_depth(tree)
+    return (deepest, line) if deepest > LIBCST_DEPTH_LIMIT else None
+
+
+def libcst_depth(tree: ast.AST) -> Tuple[int, int]:
+    """(levels, line) of the deepest nesting LibCST builds for ``tree``."""
+    deepest, where = 0, 1
+    stack: List[Tuple[ast.AST, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        depth += len(node.values) if isinstance(node, ast.BoolOp) else 1
+        if depth > deepest:
+            deepest, where = depth, getattr(node, "lineno", where)
+        stack.extend((child, depth) for child in ast.iter_child_nodes(node))
+    return deepest, where

@@ -83,21 +83,28 @@ def lint_and_store(path: str, settings, mode: str, unsafe: bool, cache) -> FileR
 
 
 # -- the pool ------------------------------------------------------------------
-_job: tuple = ()
+# Our own pool, not multiprocessing.Pool: when a worker dies (SIGKILL, the OOM
+# killer, a native crash in the parser), Pool loses its task and the run
+# hangs. Here each worker holds one file at a time; a worker that dies costs
+# that file (an internal error) and is replaced.
 
 
-def _init_worker(settings, mode: str, unsafe: bool, cache) -> None:
+def _serve(conn, job) -> None:
+    """A worker: lint the files the parent sends until it sends None."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
-    global _job
-    _job = (settings, mode, unsafe, cache)
-
-
-def _work(item: Tuple[int, str]) -> Tuple[int, FileResult]:
-    index, path = item
-    settings, mode, unsafe, cache = _job
-    return index, lint_and_store(path, settings, mode, unsafe, cache)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # end quietly with the parent
+    settings, mode, unsafe, cache = job
+    while True:
+        try:
+            item = conn.recv()
+        except (EOFError, OSError):
+            return
+        if item is None:
+            return
+        index, path = item
+        conn.send((index, lint_and_store(path, settings, mode, unsafe, cache)))
 
 
 def _context():
@@ -108,6 +115,39 @@ def _context():
     if sys.platform.startswith("linux"):
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context()
+
+
+class _Worker:
+    def __init__(self, context, job) -> None:
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=_serve, args=(child, job), daemon=True)
+        self.process.start()
+        child.close()
+        self.task: Optional[Tuple[int, str]] = None
+
+    def give(self, task: Tuple[int, str]) -> None:
+        self.task = task
+        self.conn.send(task)
+
+    def stop(self) -> None:
+        try:
+            self.conn.send(None)
+        except OSError:
+            pass
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join()
+        self.conn.close()
+
+
+def died(path: str, exitcode: Optional[int]) -> FileResult:
+    how = f"signal {-exitcode}" if exitcode is not None and exitcode < 0 else f"exit {exitcode}"
+    reason = (
+        f"internal error: the worker linting this file died ({how}); the rest of the run went on"
+    )
+    return FileResult(path, error=f"{reason} (please report it)", failed=True)
 
 
 def lint_files(
@@ -143,7 +183,7 @@ def lint_files(
         for _, index in todo:
             results[index] = lint_and_store(files[index], settings, mode, unsafe, cache)
     else:
-        _lint_in_pool(files, todo, results, workers, settings, mode, unsafe, cache)
+        _lint_in_pool(files, todo, results, workers, (settings, mode, unsafe, cache))
     return results  # type: ignore[return-value]
 
 
@@ -156,22 +196,54 @@ def _in_process(workers: int, todo) -> bool:
     return len(todo) < MIN_FILES_FOR_POOL or sum(size for size, _ in todo) < MIN_BYTES_FOR_POOL
 
 
-def _lint_in_pool(files, todo, results, workers, settings, mode, unsafe, cache) -> None:
+def _lint_in_pool(files, todo, results, workers: int, job: tuple) -> None:
+    from multiprocessing.connection import wait
+
     from tflint_perf.rules import all_rules
 
     all_rules()  # import every rule once here; forked workers inherit them
+    context = _context()
     # Largest first, so no worker is left with a big file at the end.
-    order = [(index, files[index]) for _, index in sorted(todo, key=lambda t: (-t[0], t[1]))]
-    chunk = max(1, min(CHUNK_FILES, len(order) // (workers * 4)))
-    pool = _context().Pool(
-        workers, initializer=_init_worker, initargs=(settings, mode, unsafe, cache)
-    )
+    queue = [(index, files[index]) for _, index in sorted(todo, key=lambda t: (-t[0], t[1]))]
+    queue.reverse()  # pop() from the end
+    pool: List[_Worker] = []
     try:
-        for index, result in pool.imap_unordered(_work, order, chunksize=chunk):
-            results[index] = result
-        pool.close()
-    except BaseException:
-        pool.terminate()
-        raise
+        for _ in range(workers):
+            worker = _Worker(context, job)
+            pool.append(worker)
+            if queue:
+                worker.give(queue.pop())
+        while any(w.task is not None for w in pool):
+            busy = [w for w in pool if w.task is not None]
+            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy])
+            for worker in busy:
+                if worker.conn in ready or worker.process.sentinel in ready:
+                    _collect(worker, results, pool, queue, context, job)
+        for worker in pool:
+            worker.stop()
     finally:
-        pool.join()
+        for worker in pool:
+            worker.kill()
+
+
+def _collect(worker: _Worker, results, pool: List[_Worker], queue, context, job) -> None:
+    """Take the worker's result (or its death), and give it the next file."""
+    assert worker.task is not None
+    index, path = worker.task
+    result: Optional[FileResult] = None
+    try:
+        if worker.conn.poll():
+            got, result = worker.conn.recv()
+            assert got == index
+    except (EOFError, OSError):
+        result = None
+    if result is None:
+        worker.process.join(1)
+        result = died(path, worker.process.exitcode)
+    results[index] = result
+    worker.task = None
+    if not worker.process.is_alive():
+        worker.kill()
+        pool[pool.index(worker)] = worker = _Worker(context, job)
+    if queue:
+        worker.give(queue.pop())
