@@ -374,17 +374,25 @@ class MissingTfFunction(Rule):
         self.report(func.name, func=func.name.value, line=line, advice=advice, fix=fix)
 
     def _callee_problems(self, func: cst.FunctionDef) -> List[Problem]:
-        """What the module functions the step calls would do under tracing
-        (their control flow aside: AutoGraph converts it with the step)."""
+        """What the module functions the step calls, at any depth, would do
+        under tracing (their control flow aside: AutoGraph converts it with
+        the step)."""
         out: List[Problem] = []
-        for call in calls_in(func.body):
-            callee = self.graph.resolve(call)
-            if callee is None or callee is func or self.reach.compiles(callee):
-                continue
-            name = callee.name.value
-            for problem in problems_in(self.ctx, callee.body, _locally_bound(callee)):
-                if problem.why != CONTROL:
-                    out.append(Problem(problem.kind, f"{problem.what} in `{name}()`", problem.why))
+        seen = {func}
+        todo = [func]
+        while todo:
+            caller = todo.pop()
+            for call in calls_in(caller.body):
+                callee = self.graph.resolve(call)
+                if callee is None or callee in seen or self.reach.compiles(callee):
+                    continue
+                seen.add(callee)
+                todo.append(callee)
+                name = callee.name.value
+                for problem in problems_in(self.ctx, callee.body, _locally_bound(callee)):
+                    if problem.why != CONTROL:
+                        what = f"{problem.what} in `{name}()`"
+                        out.append(Problem(problem.kind, what, problem.why))
         return out
 
     def _hot_path(self, func: cst.FunctionDef, step: TapeStep) -> Optional[HotLoop]:
