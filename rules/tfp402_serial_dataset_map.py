@@ -84,7 +84,10 @@ class SerialDatasetMap(Rule):
     module's TensorFlow alias; `tf.data.experimental.AUTOTUNE` in code
     written for TF1 or already using that spelling). Output order is kept
     (deterministic is the default), so it is safe when the function is pure
-    TensorFlow. It is unsafe when the function runs Python code per element
+    TensorFlow. On `interleave` it is safe only with an explicit
+    `cycle_length`: without one, the parallel version reads as many inputs
+    at once as the machine has cores, and the elements come in another
+    order. It is unsafe when the function runs Python code per element
     (`tf.py_function`, `tf.numpy_function`), draws stateful random numbers
     (`tf.random.*`, `tf.image.random_*`) or assigns variables: in parallel,
     Python side effects interleave and random draws reach different
@@ -178,10 +181,16 @@ class SerialDatasetMap(Rule):
         if autotune is None or not call.args:
             return None
         end = self.ctx.position(call.args[-1].value).end
+        message = f"Pass `num_parallel_calls={autotune}`"
+        if _is_method(call, "interleave") and _arg(call, 1, "cycle_length") is None:
+            # Without cycle_length, a parallel interleave reads as many inputs
+            # at once as there are cores: the elements come in another order.
+            unsafe = True
+            message += " (unsafe: without `cycle_length` the element order changes)"
         return Fix(
             (Edit(end.line, end.column, end.line, end.column, f", num_parallel_calls={autotune}"),),
             safety=UNSAFE if unsafe else SAFE,
-            message=f"Pass `num_parallel_calls={autotune}`",
+            message=message,
         )
 
 
@@ -195,6 +204,10 @@ def _is_parameter(ctx, node, name: str) -> bool:
             ):
                 return True
     return False
+
+
+def _is_method(call: cst.Call, name: str) -> bool:
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value == name
 
 
 def _arg(call: cst.Call, index: int, keyword: str):
