@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional, Union
+from typing import Dict, Optional, Union
 
 from tflint_perf.analysis.execution import FlowChecker, hoist_fix
 from tflint_perf.analysis.runtime_init import InitModel
@@ -159,6 +159,7 @@ class GpuEnvAfterInit(Rule):
 
     # -- analysis ------------------------------------------------------------
     def finish(self) -> None:
+        self._child_process_scopes: Dict[cst.CSTNode, bool] = {}
         reported = set()
         for variables, listing in ((DRIVER_VARIABLES, True), (RUNTIME_VARIABLES, False)):
             init_model = InitModel(self.ctx, physical_listing_initialises=listing, sessions=True)
@@ -213,9 +214,11 @@ class GpuEnvAfterInit(Rule):
             if isinstance(parent, cst.FunctionDef):
                 scope = parent
                 break
-        for sub in descendants(scope):
-            if isinstance(sub, cst.Call):
-                qual = self.ctx.call_name(sub) or ""
-                if qual.startswith(_CHILD_PROCESS_PREFIXES):
-                    return True
-        return False
+        known = self._child_process_scopes.get(scope)
+        if known is None:
+            known = self._child_process_scopes[scope] = any(
+                (self.ctx.call_name(sub) or "").startswith(_CHILD_PROCESS_PREFIXES)
+                for sub in descendants(scope)
+                if isinstance(sub, cst.Call)
+            )
+        return known

@@ -12,6 +12,7 @@ Which calls start the runtime is ``runtime_init.InitModel``'s question.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
@@ -191,6 +192,38 @@ def _bound_names(stmt: cst.CSTNode) -> set:
     return names
 
 
+class BlockBindings:
+    """Which statements of a block bind each name, computed once per block:
+    the fix's checks ask it for every violation (linear in the file, not
+    quadratic)."""
+
+    def __init__(self, ctx) -> None:
+        self._names: Dict[cst.CSTNode, set] = {}
+        self._blocks: Dict[int, Tuple[tuple, Dict[str, List[int]]]] = {}
+
+    def names(self, stmt: cst.CSTNode) -> set:
+        got = self._names.get(stmt)
+        if got is None:
+            got = self._names[stmt] = _bound_names(stmt)
+        return got
+
+    def _index(self, block: tuple) -> Dict[str, List[int]]:
+        entry = self._blocks.get(id(block))
+        if entry is None or entry[0] is not block:
+            index: Dict[str, List[int]] = {}
+            for position, stmt in enumerate(block):
+                for name in self.names(stmt):
+                    index.setdefault(name, []).append(position)
+            entry = self._blocks[id(block)] = (block, index)
+        return entry[1]
+
+    def bound_in(self, block: tuple, name: str, start: int, stop: int) -> bool:
+        """Whether some statement ``block[start:stop]`` binds ``name``."""
+        positions = self._index(block).get(name, ())
+        k = bisect.bisect_left(positions, start)
+        return k < len(positions) and positions[k] < stop
+
+
 def movable_group(block: tuple, index: int, helpers: Callable[[cst.CSTNode], bool]) -> int:
     """First index of the statements to move with ``block[index]``.
 
@@ -227,13 +260,12 @@ def hoist_fix(ctx, violation: Violation, init_model: InitModel, helpers, message
     first = movable_group(block, target_index, helpers)
     if first <= init_index:
         return None
+    bindings = ctx.shared(BlockBindings)
     moved = block[first : target_index + 1]
-    skipped = block[init_index:first]
-    moved_bound = set().union(*(_bound_names(s) for s in moved))
+    moved_bound = set().union(*(bindings.names(s) for s in moved))
     moved_used = set().union(*(names_used(s) for s in moved))
-    skipped_bound = set().union(*(_bound_names(s) for s in skipped))
     # The moved code must not depend on, or rebind, anything the skipped code binds.
-    if (moved_used | moved_bound) & skipped_bound:
+    if any(bindings.bound_in(block, name, init_index, first) for name in moved_used | moved_bound):
         return None
     # ... and must not itself initialise the runtime or leave the block.
     for stmt in moved:
@@ -243,16 +275,23 @@ def hoist_fix(ctx, violation: Violation, init_model: InitModel, helpers, message
             ):
                 return None
     # Every free name must be bound before the init statement (or be a builtin).
-    available = set(_BUILTINS)
-    for outer, position in violation.init_chain[: level + 1]:
-        for stmt in outer[:position]:
-            available |= _bound_names(stmt)
     params = _enclosing_params(ctx, violation.init_chain[0][0])
-    if params is not None:  # a function body runs after the module has loaded
-        available |= params
-        for stmt in ctx.module.body:
-            available |= _bound_names(stmt)
-    if not (moved_used - moved_bound) <= available:
+    module = ctx.module.body
+
+    def available(name: str) -> bool:
+        if name in _BUILTINS:
+            return True
+        if any(
+            bindings.bound_in(outer, name, 0, position)
+            for outer, position in violation.init_chain[: level + 1]
+        ):
+            return True
+        # a function body runs after the module has loaded
+        return params is not None and (
+            name in params or bindings.bound_in(module, name, 0, len(module))
+        )
+
+    if not all(available(name) for name in moved_used - moved_bound):
         return None
     start, _ = ctx.statement_lines(moved[0])
     _, end = ctx.statement_lines(moved[-1])
