@@ -31,6 +31,7 @@ class FileContext:
         self.imports = ImportTable.from_module(module)
         self.parents: Dict[cst.CSTNode, cst.CSTNode] = {}  # filled by the walk
         self.by_type: dict = {}  # node class -> its nodes in source order, filled by the walk
+        self.spans: Dict[cst.CSTNode, List[int]] = {}  # node -> [first, last] walk index
         self.ancestors: List[cst.CSTNode] = []  # chain above the visited node
         self.findings: List[Finding] = []
         self._positions: Optional[Mapping[cst.CSTNode, CodeRange]] = None
@@ -76,6 +77,16 @@ class FileContext:
         while above is not None:
             yield above
             above = self.parents.get(above)
+
+    def span(self, node: cst.CSTNode) -> List[int]:
+        """``[first, last]``: the node's pre-order index and its subtree's last
+        (source order is index order; filled by the walk)."""
+        return self.spans[node]
+
+    def contains(self, outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
+        """Whether ``inner`` is ``outer`` or below it."""
+        first, last = self.spans[outer]
+        return first <= self.spans[inner][0] <= last
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

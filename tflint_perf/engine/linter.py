@@ -191,7 +191,7 @@ def _run_rules(parsed: Parsed, path: str, rules: List[Type[Rule]]) -> List[Findi
         return []
     instances = [rule_class(ctx) for rule_class in rules]
     visits, leaves = dispatch_tables(instances)
-    walk(parsed.module, visits, leaves, ctx.parents, ctx.ancestors, ctx.by_type)
+    walk(parsed.module, visits, leaves, ctx.parents, ctx.ancestors, ctx.by_type, ctx.spans)
     for rule in instances:
         rule.finish()
     return ctx.findings

@@ -9,7 +9,7 @@ drives every rule's ``visit_<Node>``/``leave_<Node>`` hooks in one pass.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Dict, Iterator, List
+from typing import Callable, Dict, Iterator, List, Optional
 
 from tflint_perf.engine import cst
 
@@ -125,23 +125,38 @@ def dispatch_tables(rules) -> tuple:
 
 
 def walk(
-    root: cst.CSTNode, visits: dict, leaves: dict, parents: dict, ancestors: list, by_type: dict
+    root: cst.CSTNode,
+    visits: dict,
+    leaves: dict,
+    parents: dict,
+    ancestors: list,
+    by_type: dict,
+    spans: Optional[dict] = None,
 ) -> None:
-    """One depth-first pass calling the hooks; records each node's parent
-    and, in ``by_type``, every node under its class in source order.
+    """One depth-first pass calling the hooks; records each node's parent,
+    in ``by_type`` every node under its class in source order, and in
+    ``spans`` each node's ``[first, last]`` pre-order index (its own index
+    and the last of its subtree): node A contains node B exactly when
+    ``first(A) <= first(B) <= last(A)``, and source order is index order.
 
     Iterative, so deeply nested expressions cannot exhaust the recursion
     limit. ``ancestors`` holds the chain above the node being visited.
     """
     leave_marker = object()
     stack: list = [root]
+    counter = 0
+    if spans is None:
+        spans = {}
     while stack:
         node = stack.pop()
         if node is leave_marker:
             done = ancestors.pop()
+            spans[done][1] = counter - 1
             for hook in leaves.get(type(done), ()):
                 hook(done)
             continue
+        spans[node] = [counter, counter]
+        counter += 1
         node_type = type(node)
         same = by_type.get(node_type)
         if same is None:

@@ -1,0 +1,627 @@
+"""The semantic model of one module: scopes, bindings, references.
+
+Every rule asks the same questions of a module: what does this name hold
+here, which names does this statement read or bind, which names change
+from one iteration of this loop to the next, which function is this. They
+are answered here, once per file (``ctx.shared(SemanticModel)``), from one
+pass over the statements that bind names; references are resolved on
+demand.
+
+- A *scope* is the module, a class body, a function (or lambda) body, or a
+  comprehension. Decorators, default values, annotations, class bases and
+  a comprehension's first iterable belong to the enclosing scope, as in
+  Python.
+- A *binding* is one place a name gets a value, with its kind (import,
+  assignment, parameter, loop target, ...), the statement, the value when
+  the source shows it, and the walk index from which it is visible.
+  ``self.x = v`` in a method also binds the attribute ``x`` of its class;
+  ``obj.a = v`` binds the dotted name ``obj.a`` in its scope. Calls that
+  change an object in place (``xs.append(v)``), ``x[i] = v`` and ``x += v``
+  are bindings of ``x`` too (the object changes), of kind MUTATION.
+- A *reference* is a name read. Its reaching bindings are the last binding
+  of the name before it in its scope (no control flow: a binding in either
+  branch of an ``if`` counts), or, for a free name, the bindings of the
+  enclosing function or module scope.
+
+Positions are the engine walk's pre-order indexes (``ctx.span``): source
+order, and containment, in O(1).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, Iterator, List, Optional, Set, Union
+
+from tflint_perf.engine import cst
+from tflint_perf.engine.names import dotted
+from tflint_perf.engine.walk import children
+
+
+class ScopeKind(enum.Enum):
+    MODULE = "module"
+    CLASS = "class"
+    FUNCTION = "function"
+    LAMBDA = "lambda"
+    COMPREHENSION = "comprehension"
+
+
+class BindingKind(enum.Enum):
+    IMPORT = "import"
+    ASSIGNMENT = "assignment"  # x = v, x: T = v, (x := v); and unpacking
+    AUGMENTED = "augmented"  # x += v
+    PARAMETER = "parameter"
+    LOOP_TARGET = "loop target"  # for x in ..., comprehension targets
+    WITH_TARGET = "with target"
+    FUNCTION = "function"
+    CLASS = "class"
+    EXCEPT_TARGET = "except target"
+    DELETION = "deletion"
+    MUTATION = "mutation"  # xs.append(v), x[i] = v, x.a += v: the object changes
+
+
+# Methods that change the object they are called on (Python containers).
+MUTATORS = frozenset(
+    {"append", "extend", "insert", "add", "update", "appendleft", "extendleft", "put"}
+)
+SCOPE_NODES = (
+    cst.FunctionDef,
+    cst.ClassDef,
+    cst.Lambda,
+    cst.ListComp,
+    cst.SetComp,
+    cst.DictComp,
+    cst.GeneratorExp,
+)
+COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+LOOPS = (cst.For, cst.While)
+
+
+@dataclass(eq=False)
+class Binding:
+    name: str  # ``x``, or a dotted name for an attribute binding (``self.model``)
+    kind: BindingKind
+    scope: "Scope"
+    node: cst.CSTNode  # what is bound: the Name (or Attribute) node, the def, the import alias
+    statement: (
+        cst.CSTNode
+    )  # the binding statement (Assign, For, With, Import, FunctionDef, Param ...)
+    position: int  # reads with a greater walk index see the new value
+    value: Optional[cst.CSTNode] = None  # the value, where the source shows it
+    # For unpacking (``a, b = f()``) and loop targets: the whole value or the
+    # iterable, and the path of indexes to this name (``(1,)`` for ``b``).
+    source: Optional[cst.BaseExpression] = None
+    path: tuple = ()
+    qualname: Optional[str] = None  # for imports: the canonical qualified name
+
+    @property
+    def plain(self) -> bool:
+        """A plain ``name = value`` (or ``name: T = value``): ``value`` is what it holds."""
+        return self.kind is BindingKind.ASSIGNMENT and self.value is not None and not self.path
+
+
+@dataclass(eq=False)
+class Scope:
+    kind: ScopeKind
+    node: cst.CSTNode  # the Module, ClassDef, FunctionDef, Lambda or comprehension
+    parent: Optional["Scope"]
+    bindings: Dict[str, List[Binding]] = field(default_factory=dict)
+    globals: Set[str] = field(default_factory=set)
+    nonlocals: Set[str] = field(default_factory=set)
+    children: List["Scope"] = field(default_factory=list)
+
+    def add(self, binding: Binding) -> None:
+        self.bindings.setdefault(binding.name, []).append(binding)
+
+    @property
+    def function(self) -> Optional[cst.FunctionDef]:
+        return self.node if isinstance(self.node, cst.FunctionDef) else None
+
+
+class SemanticModel:
+    """Scopes and bindings of one module (see the module docstring)."""
+
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self.module_scope = Scope(ScopeKind.MODULE, ctx.module, None)
+        self._scopes: Dict[cst.CSTNode, Scope] = {ctx.module: self.module_scope}
+        self._scope_of: Dict[cst.CSTNode, Scope] = {}
+        # class node -> attribute name -> bindings made through ``self.<name> = ...``
+        self.class_attributes: Dict[cst.ClassDef, Dict[str, List[Binding]]] = {}
+        self._by_statement: Dict[cst.CSTNode, List[Binding]] = {}
+        self._build()
+
+    # -- building -----------------------------------------------------------
+    def _build(self) -> None:
+        ctx = self.ctx
+        for node_type in SCOPE_NODES:
+            for node in ctx.nodes(node_type):
+                self.scope(node)
+        for node in ctx.nodes(cst.Global):
+            self.scope_of(node).globals.update(n.name.value for n in node.names)
+        for node in ctx.nodes(cst.Nonlocal):
+            self.scope_of(node).nonlocals.update(n.name.value for n in node.names)
+        for node in ctx.nodes(cst.Import):
+            self._imports(node)
+        for node in ctx.nodes(cst.ImportFrom):
+            self._imports(node)
+        for node in ctx.nodes(cst.FunctionDef):
+            self._bind_name(node.name, node, BindingKind.FUNCTION, node, self.ctx.span(node)[0])
+            self._parameters(node, node.params)
+        for node in ctx.nodes(cst.Lambda):
+            self._parameters(node, node.params)
+        for node in ctx.nodes(cst.ClassDef):
+            self._bind_name(node.name, node, BindingKind.CLASS, node, self.ctx.span(node)[0])
+        for node in ctx.nodes(cst.Assign):
+            for target in node.targets:
+                self._target(target.target, node, node.value, BindingKind.ASSIGNMENT)
+        for node in ctx.nodes(cst.AnnAssign):
+            if node.value is not None:
+                self._target(node.target, node, node.value, BindingKind.ASSIGNMENT)
+        for node in ctx.nodes(cst.AugAssign):
+            kind = BindingKind.AUGMENTED if isinstance(node.target, cst.Name) else None
+            self._target(node.target, node, node, kind or BindingKind.MUTATION)
+        for node in ctx.nodes(cst.NamedExpr):
+            self._target(node.target, node, node.value, BindingKind.ASSIGNMENT)
+        for node in ctx.nodes(cst.For):
+            self._target(node.target, node, None, BindingKind.LOOP_TARGET, source=node.iter)
+        for node in ctx.nodes(cst.CompFor):
+            self._target(node.target, node, None, BindingKind.LOOP_TARGET, source=node.iter)
+        for node in ctx.nodes(cst.WithItem):
+            if node.asname is not None:
+                self._target(node.asname.name, node, node.item, BindingKind.WITH_TARGET)
+        for node in ctx.nodes(cst.ExceptHandler):
+            if node.name is not None and isinstance(node.name.name, cst.Name):
+                self._bind_name(node.name.name, node, BindingKind.EXCEPT_TARGET, None)
+        for node in ctx.nodes(cst.Del):
+            for leaf in _leaves(node.target):
+                if isinstance(leaf, cst.Name):
+                    self._bind_name(leaf, node, BindingKind.DELETION, None)
+        for node in ctx.nodes(cst.Call):
+            self._mutating_call(node)
+        for scope in self._scopes.values():
+            for found in scope.bindings.values():
+                found.sort(key=lambda b: b.position)
+
+    def scope(self, node: cst.CSTNode) -> Scope:
+        """The scope a scope node (def, class, lambda, comprehension, module) opens."""
+        got = self._scopes.get(node)
+        if got is None:
+            parent = self.scope_of(node)
+            kind = {
+                cst.FunctionDef: ScopeKind.FUNCTION,
+                cst.ClassDef: ScopeKind.CLASS,
+                cst.Lambda: ScopeKind.LAMBDA,
+            }.get(type(node), ScopeKind.COMPREHENSION)
+            got = self._scopes[node] = Scope(kind, node, parent)
+            parent.children.append(got)
+        return got
+
+    def _add(self, binding: Binding) -> None:
+        binding.scope.add(binding)
+        self._by_statement.setdefault(binding.statement, []).append(binding)
+
+    def _bind_name(self, name: cst.Name, statement, kind, value, position=None, **extra) -> None:
+        scope = self._binding_scope(name, statement)
+        if position is None:
+            position = self._visible_from(statement)
+        self._add(Binding(name.value, kind, scope, name, statement, position, value, **extra))
+
+    def _binding_scope(self, name: cst.Name, statement) -> Scope:
+        """Where a name is bound: the scope of its statement; a def/class name in
+        the scope around it; a walrus in a comprehension in the scope around that."""
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) and name is statement.name:
+            scope = self.scope_of(statement)
+        else:
+            scope = self.scope_of(name)
+        if isinstance(statement, cst.NamedExpr):
+            while scope.kind is ScopeKind.COMPREHENSION and scope.parent is not None:
+                scope = scope.parent
+        if name.value in scope.globals:
+            return self.module_scope
+        return scope
+
+    def _visible_from(self, statement: cst.CSTNode) -> int:
+        """A name bound by ``statement`` is visible to reads after the
+        statement's value is computed: after a ``for``'s iterable, after an
+        assignment (reads with a greater walk index)."""
+        if isinstance(statement, (cst.For, cst.CompFor)):
+            return self.ctx.span(statement.iter)[1]
+        return self.ctx.span(statement)[1]
+
+    def _imports(self, node: Union[cst.Import, cst.ImportFrom]) -> None:
+        if isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            asname = alias.asname.name if alias.asname is not None else None
+            local = asname if isinstance(asname, cst.Name) else None
+            if local is None:
+                head: cst.BaseExpression = alias.name
+                while isinstance(head, cst.Attribute):
+                    head = head.value
+                local = head if isinstance(head, cst.Name) else None
+            if local is None:
+                continue
+            qualname = self.ctx.imports.qualname(cst.Name(local.value))
+            self._bind_name(local, node, BindingKind.IMPORT, None, qualname=qualname)
+
+    def _parameters(self, owner, params: cst.Parameters) -> None:
+        scope = self.scope(owner)
+        position = self.ctx.span(owner)[0]
+        every = [*params.posonly_params, *params.params, *params.kwonly_params]
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                every.append(star)
+        for param in every:
+            self._add(
+                Binding(param.name.value, BindingKind.PARAMETER, scope, param.name, param, position)
+            )
+
+    def _target(self, target, statement, value, kind, source=None, path=()) -> None:
+        """Bindings of an assignment target: names, unpacking, attributes, subscripts."""
+        if isinstance(target, cst.Name):
+            self._bind_name(target, statement, kind, value, source=source, path=path)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            whole = source if source is not None else value
+            for index, element in enumerate(target.elements):
+                inner = element.value
+                part = _element(value, index) if kind is not BindingKind.LOOP_TARGET else None
+                if isinstance(element, cst.StarredElement):
+                    part = None
+                self._target(inner, statement, part, kind, source=whole, path=path + (index,))
+        elif isinstance(target, cst.StarredElement):
+            self._target(target.value, statement, None, kind, source, path)
+        elif isinstance(target, cst.Attribute):
+            self._attribute(target, statement, value, kind)
+        elif isinstance(target, cst.Subscript):
+            base = target.value
+            while isinstance(base, (cst.Subscript, cst.Attribute)):
+                base = base.value
+            if isinstance(base, cst.Name):
+                self._bind_name(base, statement, BindingKind.MUTATION, statement)
+
+    def _attribute(self, target: cst.Attribute, statement, value, kind) -> None:
+        name = dotted(target)
+        if name is None:
+            return
+        scope = self.scope_of(target)
+        position = self._visible_from(statement)
+        if kind is BindingKind.ASSIGNMENT and value is not None:
+            binding = Binding(name, kind, scope, target, statement, position, value)
+        else:
+            binding = Binding(name, BindingKind.MUTATION, scope, target, statement, position)
+        self._add(binding)
+        owner = self.method_class(scope.function) if scope.function is not None else None
+        head = name.split(".")
+        if owner is not None and len(head) == 2 and head[0] == _first_param(scope.function):
+            self.class_attributes.setdefault(owner, {}).setdefault(head[1], []).append(binding)
+
+    def _mutating_call(self, call: cst.Call) -> None:
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in MUTATORS):
+            return
+        receiver = func.value
+        while isinstance(receiver, cst.Subscript):
+            receiver = receiver.value
+        name = dotted(receiver)
+        if name is None:
+            return
+        statement = self.statement_of(call)
+        scope = self.scope_of(call)
+        position = self.ctx.span(call)[1]
+        node = receiver if isinstance(receiver, (cst.Name, cst.Attribute)) else func
+        self._add(Binding(name, BindingKind.MUTATION, scope, node, statement, position, call))
+
+    # -- where things are ----------------------------------------------------
+    def scope_of(self, node: cst.CSTNode) -> Scope:
+        """The scope whose code evaluates ``node``."""
+        got = self._scope_of.get(node)
+        if got is not None:
+            return got
+        below, child = node, node
+        found = self.module_scope
+        for parent in self.ctx.ancestors_of(node):
+            if isinstance(parent, SCOPE_NODES) and _evaluated_inside(parent, child, below, node):
+                found = self.scope(parent)
+                break
+            below, child = child, parent
+        self._scope_of[node] = found
+        return found
+
+    def function_of(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
+        """The function whose body runs ``node`` (through lambdas and comprehensions)."""
+        scope: Optional[Scope] = self.scope_of(node)
+        while scope is not None and scope.kind in (ScopeKind.LAMBDA, ScopeKind.COMPREHENSION):
+            scope = scope.parent
+        return scope.function if scope is not None else None
+
+    def method_class(self, func: Optional[cst.FunctionDef]) -> Optional[cst.ClassDef]:
+        """The class whose body defines ``func`` directly."""
+        if func is None:
+            return None
+        scope = self.scope_of(func)
+        return scope.node if isinstance(scope.node, cst.ClassDef) else None
+
+    def statement_of(self, node: cst.CSTNode) -> cst.CSTNode:
+        """The innermost statement holding ``node`` (a small statement or a compound one)."""
+        for parent in [node, *self.ctx.ancestors_of(node)]:
+            if isinstance(parent, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+                return parent
+        return node
+
+    def loops_around(self, node: cst.CSTNode) -> List[Union[cst.For, cst.While]]:
+        """``for``/``while`` loops whose body runs ``node`` in its scope, nearest first."""
+        out: List[Union[cst.For, cst.While]] = []
+        below, child = node, node
+        for parent in self.ctx.ancestors_of(node):
+            if isinstance(parent, LOOPS) and (
+                child is parent.body or child is getattr(parent, "orelse", None)
+            ):
+                out.append(parent)
+            if isinstance(parent, SCOPE_NODES) and _evaluated_inside(parent, child, below, node):
+                break
+            below, child = child, parent
+        return out
+
+    # -- bindings ------------------------------------------------------------
+    def bindings_of(self, statement: cst.CSTNode) -> List[Binding]:
+        """The bindings ``statement`` makes (an Assign, For, With item, def, call ...)."""
+        return self._by_statement.get(statement, [])
+
+    def names_bound_by(self, node: cst.CSTNode) -> Set[str]:
+        """Plain names bound anywhere in ``node`` (nested scopes' own names excluded)."""
+        first, last = self.ctx.span(node)
+        out: Set[str] = set()
+        for scope in self._scopes_in(node):
+            for name, found in scope.bindings.items():
+                if "." in name:
+                    continue
+                if any(first <= self.ctx.span(b.statement)[0] <= last for b in found):
+                    out.add(name)
+        return out
+
+    def bindings_in(self, region: cst.CSTNode) -> List[Binding]:
+        """Bindings made by statements inside ``region`` (a loop, a block), in order,
+        in the scope that runs ``region`` (and its comprehensions)."""
+        first, last = self.ctx.span(region)
+        out: List[Binding] = []
+        for scope in self._scopes_in(region):
+            for found in scope.bindings.values():
+                out.extend(b for b in found if first <= self.ctx.span(b.statement)[0] <= last)
+        out.sort(key=lambda b: b.position)
+        return out
+
+    def _scopes_in(self, region: cst.CSTNode) -> Iterator[Scope]:
+        """The scope running ``region``, and comprehension scopes inside it."""
+        home = self.scope_of(region) if region is not self.ctx.module else self.module_scope
+        if isinstance(region, SCOPE_NODES):
+            home = self.scope(region)
+        yield home
+        stack = list(home.children)
+        while stack:
+            scope = stack.pop()
+            if scope.kind is ScopeKind.COMPREHENSION and self.ctx.contains(region, scope.node):
+                yield scope
+                stack.extend(scope.children)
+
+    def lookup(self, name: str, at: cst.CSTNode) -> List[Binding]:
+        """The bindings that may give ``name`` its value where ``at`` reads it.
+
+        In the reading scope: the last binding before ``at`` (and, inside a
+        loop, bindings later in the same loop, which reach the next
+        iteration). A free name: the bindings of the nearest enclosing
+        function, else the module's (all of them: a function runs later).
+        A dotted name ``self.x`` in a method also finds ``self.x = ...`` of
+        every method of the class and its bases in the module.
+        """
+        scope = self.scope_of(at)
+        position = self.ctx.span(at)[0]
+        if name in scope.globals:
+            return list(self.module_scope.bindings.get(name, ()))
+        found = scope.bindings.get(name)
+        if found:
+            return self._reaching(found, at, position)
+        if "." in name:
+            attrs = self._self_attribute(name, scope)
+            if attrs:
+                return attrs
+        outer = scope.parent
+        while outer is not None:
+            if outer.kind is ScopeKind.CLASS:  # class bodies do not enclose methods
+                outer = outer.parent
+                continue
+            found = outer.bindings.get(name)
+            if found:
+                if outer is self.module_scope and scope.kind is ScopeKind.COMPREHENSION:
+                    return self._reaching(found, at, position)
+                return list(found)
+            outer = outer.parent
+        return []
+
+    def _reaching(self, found: List[Binding], at: cst.CSTNode, position: int) -> List[Binding]:
+        before = [b for b in found if b.position < position]
+        reaching = [before[-1]] if before else []
+        for loop in self.loops_around(at):
+            first, last = self.ctx.span(loop)
+            if before and before[-1].position >= first:
+                break  # bound earlier in this iteration: the later ones do not reach
+            reaching += [b for b in found if position < b.position <= last]
+        return reaching
+
+    def _self_attribute(self, name: str, scope: Scope) -> List[Binding]:
+        head, _, attr = name.partition(".")
+        func = scope.function
+        owner = self.method_class(func) if func is not None else None
+        if owner is None or head != _first_param(func) or "." in attr:
+            return []
+        out: List[Binding] = []
+        for cls in self.class_and_bases(owner):
+            out += self.class_attributes.get(cls, {}).get(attr, [])
+        return out
+
+    def class_and_bases(self, cls: cst.ClassDef, depth: int = 0) -> List[cst.ClassDef]:
+        """``cls`` and its base classes defined in this module, nearest first."""
+        out = [cls]
+        if depth > 5:
+            return out
+        for base in cls.bases:
+            for binding in self.lookup_name(base.value) if isinstance(base.value, cst.Name) else []:
+                if isinstance(binding.statement, cst.ClassDef) and binding.statement is not cls:
+                    out += self.class_and_bases(binding.statement, depth + 1)
+        return out
+
+    def lookup_name(self, name: cst.BaseExpression) -> List[Binding]:
+        """The bindings a Name (or a dotted Attribute chain) read here may come from."""
+        spelled = dotted(name)
+        return self.lookup(spelled, name) if spelled is not None else []
+
+    def value_of(self, name: cst.BaseExpression) -> Optional[cst.CSTNode]:
+        """The value ``name`` holds where it is read, when exactly one plain
+        binding reaches it (``x = f()`` ... ``x``)."""
+        found = self.lookup_name(name)
+        if len(found) == 1 and found[0].plain:
+            return found[0].value
+        return None
+
+    def definitions(self, name: str, scope: Optional[Scope] = None) -> List[Binding]:
+        """Every binding of ``name`` in ``scope`` (the module by default)."""
+        return list((scope or self.module_scope).bindings.get(name, ()))
+
+    # -- what code reads -----------------------------------------------------
+    def reads(self, node: cst.CSTNode) -> List[str]:
+        """Names ``node`` reads, in order (dotted names reduced to their root),
+        minus those bound inside it by comprehensions and lambdas."""
+        out: List[str] = []
+        _free(node, frozenset(), out)
+        return out
+
+    def varying(self, loop: cst.CSTNode, stable=None) -> Set[str]:
+        """Names whose value may differ between iterations of ``loop``: every
+        name bound in it (targets, assignments, mutations), and names computed
+        from those. With ``stable(value)``, a plain assignment of a value it
+        accepts from names that do not vary keeps its value."""
+        varying: Set[str] = set()
+        candidates: Dict[str, List[Binding]] = {}
+        for binding in self.bindings_in(loop):
+            root = binding.name.split(".", 1)[0]
+            if stable is not None and binding.plain and stable(binding.value):
+                candidates.setdefault(root, []).append(binding)
+            else:
+                varying.add(root)
+        if isinstance(loop, COMPREHENSIONS):
+            for_in: Optional[cst.CompFor] = loop.for_in
+            while for_in is not None:
+                varying.update(n for n in self.reads(for_in.target))
+                for_in = for_in.inner_for_in
+        changed = True
+        while changed:
+            changed = False
+            for name, found in list(candidates.items()):
+                deps = set().union(*(set(self.reads(b.value)) for b in found if b.value))
+                if name in varying or deps & varying:
+                    varying.add(name)
+                    del candidates[name]
+                    changed = True
+        return varying
+
+    def read_in(self, name: str, region: cst.CSTNode) -> bool:
+        """Whether ``region`` reads ``name``."""
+        return name in self.reads(region)
+
+
+def _evaluated_inside(scope_node, child, below, node) -> bool:
+    """Whether ``node``, reached through ``child`` (the scope node's child on
+    the path) and ``below`` (that child's child), is code the scope itself
+    runs, not code its enclosing scope evaluates."""
+    if isinstance(scope_node, cst.FunctionDef):
+        if child is scope_node.body:
+            return True
+        if child is scope_node.params:  # parameter names: inside; defaults, annotations: not
+            return isinstance(node, cst.Name) and any(
+                p.name is node for p in _all_params(scope_node.params)
+            )
+        return False
+    if isinstance(scope_node, cst.Lambda):
+        if child is scope_node.body:
+            return True
+        return child is scope_node.params and any(
+            p.name is node for p in _all_params(scope_node.params)
+        )
+    if isinstance(scope_node, cst.ClassDef):
+        return child is scope_node.body
+    # a comprehension: all but its first iterable
+    return not (child is scope_node.for_in and below is scope_node.for_in.iter)
+
+
+def _all_params(params: cst.Parameters) -> List[cst.Param]:
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return every
+
+
+def _first_param(func: Optional[cst.FunctionDef]) -> Optional[str]:
+    if func is None:
+        return None
+    params = [*func.params.posonly_params, *func.params.params]
+    return params[0].name.value if params else None
+
+
+def _element(value, index: int):
+    """Element ``index`` of a literal tuple or list value, for unpacking."""
+    if isinstance(value, (cst.Tuple, cst.List)) and index < len(value.elements):
+        element = value.elements[index]
+        if not any(isinstance(e, cst.StarredElement) for e in value.elements):
+            return element.value
+    return None
+
+
+def _leaves(target) -> Iterable[cst.CSTNode]:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _leaves(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _leaves(target.value)
+    else:
+        yield target
+
+
+def _free(node: cst.CSTNode, bound: frozenset, out: List[str]) -> None:
+    """The reading walk: Names read, skipping attribute names, keywords,
+    and names bound inside comprehensions and lambdas."""
+    if isinstance(node, cst.Name):
+        if node.value not in bound:
+            out.append(node.value)
+        return
+    if isinstance(node, cst.Attribute):
+        _free(node.value, bound, out)
+        return
+    if isinstance(node, cst.Arg):
+        _free(node.value, bound, out)
+        return
+    if isinstance(node, cst.Lambda):
+        inner = bound | {p.name.value for p in _all_params(node.params)}
+        _free(node.body, frozenset(inner), out)
+        return
+    if isinstance(node, COMPREHENSIONS):
+        comp: Optional[cst.CompFor] = node.for_in
+        names = set(bound)
+        first = True
+        while comp is not None:
+            _free(comp.iter, bound if first else frozenset(names), out)
+            first = False
+            names.update(_target_names(comp.target))
+            for cond in comp.ifs:
+                _free(cond.test, frozenset(names), out)
+            comp = comp.inner_for_in
+        parts = [node.key, node.value] if isinstance(node, cst.DictComp) else [node.elt]
+        for part in parts:
+            _free(part, frozenset(names), out)
+        return
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        return
+    for child in children(node):
+        _free(child, bound, out)
+
+
+def _target_names(target: cst.CSTNode) -> List[str]:
+    return [n.value for n in _leaves(target) if isinstance(n, cst.Name)]
