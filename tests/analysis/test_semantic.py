@@ -58,7 +58,7 @@ def test_unpacking_keeps_each_element_value_when_the_source_shows_it():
     assert b["c"][0].path == (1, 1)
     assert b["d"][0].value is None and ctx.code(b["d"][0].source) == "pair()"
     assert b["e"][0].path == (1,)
-    assert b["a"][0].plain is False and b["d"][0].plain is False
+    assert b["a"][0].plain is True and b["d"][0].plain is False
 
 
 def test_scopes_defaults_decorators_and_the_first_comprehension_iterable_are_outside():

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, Iterator, List, Optional, Set, Union
+from typing import Dict, Iterable, Iterator, List, Optional, Set, Union, cast
 
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import dotted
@@ -75,6 +75,8 @@ SCOPE_NODES = (
 )
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 LOOPS = (cst.For, cst.While)
+# Statements whose blocks may not run (or run one of several branches).
+_CONDITIONAL = (cst.If, cst.Else, cst.For, cst.While, cst.Try, cst.ExceptHandler, cst.MatchCase)
 
 
 @dataclass(eq=False)
@@ -96,8 +98,9 @@ class Binding:
 
     @property
     def plain(self) -> bool:
-        """A plain ``name = value`` (or ``name: T = value``): ``value`` is what it holds."""
-        return self.kind is BindingKind.ASSIGNMENT and self.value is not None and not self.path
+        """An assignment whose value the source shows: ``name = value``, or
+        ``a, b = x, y`` (``b``'s value is ``y``)."""
+        return self.kind is BindingKind.ASSIGNMENT and self.value is not None
 
 
 @dataclass(eq=False)
@@ -441,12 +444,30 @@ class SemanticModel:
     def _reaching(self, found: List[Binding], at: cst.CSTNode, position: int) -> List[Binding]:
         before = [b for b in found if b.position < position]
         reaching = [before[-1]] if before else []
+        # A binding in a block that may not run (an ``if`` branch, a loop body,
+        # a ``try``) that does not also hold the read leaves the one before it.
+        k = len(before) - 1
+        while k > 0 and self._maybe_skipped(before[k].statement, at):
+            k -= 1
+            reaching.append(before[k])
         for loop in self.loops_around(at):
             first, last = self.ctx.span(loop)
             if before and before[-1].position >= first:
                 break  # bound earlier in this iteration: the later ones do not reach
             reaching += [b for b in found if position < b.position <= last]
         return reaching
+
+    def _maybe_skipped(self, statement: cst.CSTNode, at: cst.CSTNode) -> bool:
+        """Whether ``statement`` sits in a block that may not run before ``at``."""
+        child = statement
+        for parent in self.ctx.ancestors_of(statement):
+            if isinstance(parent, _CONDITIONAL) and child is not getattr(parent, "test", None):
+                if not self.ctx.contains(parent, at):
+                    return True
+            if isinstance(parent, SCOPE_NODES) or self.ctx.contains(parent, at):
+                return False
+            child = parent
+        return False
 
     def _self_attribute(self, name: str, scope: Scope) -> List[Binding]:
         head, _, attr = name.partition(".")
@@ -475,12 +496,12 @@ class SemanticModel:
         spelled = dotted(name)
         return self.lookup(spelled, name) if spelled is not None else []
 
-    def value_of(self, name: cst.BaseExpression) -> Optional[cst.CSTNode]:
+    def value_of(self, name: cst.BaseExpression) -> Optional[cst.BaseExpression]:
         """The value ``name`` holds where it is read, when exactly one plain
         binding reaches it (``x = f()`` ... ``x``)."""
         found = self.lookup_name(name)
         if len(found) == 1 and found[0].plain:
-            return found[0].value
+            return cast(cst.BaseExpression, found[0].value)  # an assignment's value
         return None
 
     def definitions(self, name: str, scope: Optional[Scope] = None) -> List[Binding]:

@@ -1,0 +1,112 @@
+"""The call graph: what a call runs, who calls a function, what is passed."""
+
+from tests.analysis.snippets import context, find
+from tflint_perf.analysis.calls import CallGraph
+from tflint_perf.engine import cst
+
+
+def graph(source):
+    ctx = context(source)
+    return ctx, ctx.shared(CallGraph)
+
+
+def names(funcs):
+    return [f.name.value for f in funcs]
+
+
+def test_plain_calls_aliases_and_redefinitions():
+    ctx, g = graph(
+        """
+        def step(x):
+            return x
+        fn = step
+        fn(1)
+        def step(x):
+            return x + 1
+        step(2)
+        """
+    )
+    first, second = ctx.nodes(cst.FunctionDef)
+    assert g.resolve(find(ctx, cst.Call, "fn(1)")) == [first]
+    assert g.resolve(find(ctx, cst.Call, "step(2)")) == [second]
+
+
+def test_methods_through_self_instances_bases_and_subclass_overrides():
+    ctx, g = graph(
+        """
+        class Base:
+            def act(self, s):
+                return self.predict_one(s)
+            def predict_one(self, s):
+                return s
+        class Child(Base):
+            def predict_one(self, s):
+                return s * 2
+        class Runner:
+            def __init__(self):
+                self.agent = Child()
+            def go(self):
+                return self.agent.act(1)
+        agent = Base()
+        agent.act(3)
+        """
+    )
+    targets = g.resolve(find(ctx, cst.Call, "self.predict_one(s)"))
+    assert [(f.name.value, g.sem.method_class(f).name.value) for f in targets] == [
+        ("predict_one", "Base"),
+        ("predict_one", "Child"),
+    ]
+    assert names(g.resolve(find(ctx, cst.Call, "self.agent.act(1)"))) == ["act"]
+    assert names(g.resolve(find(ctx, cst.Call, "agent.act(3)"))) == ["act"]
+    assert names(g.resolve(find(ctx, cst.Call, "Child()"))) == []  # no __init__ anywhere
+
+
+def test_callables_passed_as_arguments_any_depth():
+    ctx, g = graph(
+        """
+        def greedy(obs):
+            return obs
+        def rollout(env, policy):
+            return policy(env)
+        def evaluate(env, chooser):
+            return rollout(env, chooser)
+        evaluate(None, greedy)
+        """
+    )
+    assert names(g.resolve(find(ctx, cst.Call, "policy(env)"))) == ["greedy"]
+    greedy = ctx.nodes(cst.FunctionDef)[0]
+    assert [ctx.code(c) for c in g.callers(greedy)] == ["policy(env)"]
+
+
+def test_arguments_by_position_keyword_and_self():
+    ctx, g = graph(
+        """
+        class A:
+            def f(self, x, y=0):
+                pass
+        a = A()
+        a.f(1, y=2)
+        def g(p, q):
+            pass
+        g(3, 4)
+        """
+    )
+    f, gdef = ctx.nodes(cst.FunctionDef)
+    call = find(ctx, cst.Call, "a.f(1, y=2)")
+    assert ctx.code(g.argument(call, f, "x")) == "1"
+    assert ctx.code(g.argument(call, f, "y")) == "2"
+    assert ctx.code(g.argument(find(ctx, cst.Call, "g(3, 4)"), gdef, "q")) == "4"
+
+
+def test_calls_in_a_function_exclude_nested_functions():
+    ctx, g = graph(
+        """
+        def outer():
+            a()
+            def inner():
+                b()
+            [c() for _ in range(2)]
+        """
+    )
+    outer = ctx.nodes(cst.FunctionDef)[0]
+    assert [ctx.code(c) for c in g.calls_in(outer)] == ["a()", "c()", "range(2)"]

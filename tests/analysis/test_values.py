@@ -1,0 +1,201 @@
+"""Value kinds through dataflow: what a name, attribute or call holds."""
+
+from tests.analysis.snippets import context, find, name
+from tflint_perf.analysis.api import Kind
+from tflint_perf.analysis.values import Values
+from tflint_perf.engine import cst
+
+
+def kinds(source, *spelled):
+    """The kind of the last read of each name (or dotted name) in ``source``."""
+    ctx = context(source)
+    values = ctx.shared(Values)
+    out = []
+    for text in spelled:
+        node_type = cst.Attribute if "." in text else cst.Name
+        found = [n for n in ctx.nodes(node_type) if ctx.code(n) == text]
+        out.append(values.kind(found[-1]))
+    return out
+
+
+def test_calls_of_the_api_table():
+    assert kinds(
+        """
+        import numpy as np
+        import tensorflow as tf
+        from tensorflow import keras
+        a = np.zeros((3, 4))
+        t = tf.reduce_sum(a)
+        ds = tf.data.Dataset.from_tensor_slices(a).batch(2)
+        m = keras.Sequential()
+        opt = keras.optimizers.Adam()
+        parts = tf.split(t, 2)
+        n = np.float32(3)
+        use(a, t, ds, m, opt, parts, n)
+        """,
+        "a",
+        "t",
+        "ds",
+        "m",
+        "opt",
+        "parts",
+        "n",
+    ) == [
+        Kind.ARRAY,
+        Kind.TENSOR,
+        Kind.DATASET,
+        Kind.KERAS_MODEL,
+        Kind.OPTIMIZER,
+        Kind.LIST,
+        Kind.SCALAR,
+    ]
+
+
+def test_aliases_arithmetic_methods_and_subscripts_keep_the_kind():
+    assert kinds(
+        """
+        import numpy as np
+        x = np.ones(5)
+        y = x
+        z = (y * 2).reshape(5, 1)
+        row = z[0]
+        back = model_out.numpy()
+        use(y, z, row, back)
+        """,
+        "y",
+        "z",
+        "row",
+        "back",
+    ) == [Kind.ARRAY, Kind.ARRAY, Kind.ARRAY, Kind.ARRAY]
+
+
+def test_unpacking_of_load_data_and_of_literal_tuples():
+    assert kinds(
+        """
+        from tensorflow import keras
+        (x_train, y_train), (x_test, y_test) = keras.datasets.mnist.load_data()
+        a, b = 1, "s"
+        use(x_train, y_test, a, b)
+        """,
+        "x_train",
+        "y_test",
+        "a",
+        "b",
+    ) == [Kind.ARRAY, Kind.ARRAY, Kind.SCALAR, Kind.STRING]
+
+
+def test_loop_targets_are_elements_of_what_is_iterated():
+    assert kinds(
+        """
+        import numpy as np
+        import tensorflow as tf
+        data = np.zeros((10, 3))
+        ds = tf.data.Dataset.range(10).batch(2)
+        for i, row in enumerate(data):
+            use(i, row)
+        for batch in ds:
+            use(batch)
+        for k in range(3):
+            use(k)
+        for a, b in zip(data, data):
+            use(a)
+        """,
+        "i",
+        "row",
+        "batch",
+        "k",
+        "a",
+    ) == [Kind.SCALAR, Kind.ARRAY, Kind.TENSOR, Kind.SCALAR, Kind.ARRAY]
+
+
+def test_self_attributes_set_in_init_and_local_keras_model_classes():
+    ctx = context(
+        """
+        from tensorflow import keras
+        class Net(keras.Model):
+            def call(self, x):
+                return x
+        class Wrapped(Net):
+            pass
+        class Agent:
+            def __init__(self):
+                self.brain = Wrapped()
+                self.memory = []
+            def act(self, s):
+                return self.brain.predict(s)
+        agent = Agent()
+        use(agent.brain)
+        """
+    )
+    values = ctx.shared(Values)
+    assert values.kind(find(ctx, cst.Attribute, "self.brain", 1)) is Kind.KERAS_MODEL
+    assert values.kind(find(ctx, cst.Attribute, "agent.brain")) is Kind.KERAS_MODEL
+    assert values.kind(find(ctx, cst.Call, "self.brain.predict(s)")) is Kind.ARRAY
+    assert values.instance_class(name(ctx, "agent", 1)).name.value == "Agent"
+
+
+def test_returns_of_module_functions_and_parameters_from_their_callers():
+    ctx = context(
+        """
+        import numpy as np
+        def make(n):
+            return np.zeros(n)
+        def scale(v):
+            return v * 2
+        a = make(3)
+        b = scale(a)
+        """
+    )
+    values = ctx.shared(Values)
+    assert values.kind(find(ctx, cst.Call, "make(3)")) is Kind.ARRAY
+    assert values.kind(name(ctx, "v", 1)) is Kind.ARRAY  # every caller passes an array
+    assert values.kind(find(ctx, cst.Call, "scale(a)")) is Kind.ARRAY
+
+
+def test_mixed_bindings_are_unknown_and_none_first_is_ignored():
+    assert kinds(
+        """
+        import numpy as np
+        x = np.zeros(3)
+        if flag:
+            x = "text"
+        y = None
+        y = np.ones(2)
+        use(x, y)
+        """,
+        "x",
+        "y",
+    ) == [Kind.UNKNOWN, Kind.ARRAY]
+
+
+def test_list_elements_from_appends_literals_and_comprehensions():
+    ctx = context(
+        """
+        import tensorflow as tf
+        parts = []
+        for i in range(3):
+            parts.append(tf.ones(2))
+        names = ["a", "b"]
+        rows = [tf.zeros(3) for _ in range(4)]
+        use(parts, names, rows)
+        """
+    )
+    values = ctx.shared(Values)
+    assert values.element_kind(name(ctx, "parts", 2)) is Kind.TENSOR
+    assert values.element_kind(name(ctx, "names", 1)) is Kind.STRING
+    assert values.element_kind(name(ctx, "rows", 1)) is Kind.TENSOR
+
+
+def test_with_targets():
+    assert kinds(
+        """
+        import tensorflow as tf
+        with tf.GradientTape() as tape:
+            pass
+        with tf.Session() as sess:
+            pass
+        use(tape, sess)
+        """,
+        "tape",
+        "sess",
+    ) == [Kind.TAPE, Kind.SESSION]

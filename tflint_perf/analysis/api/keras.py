@@ -1,0 +1,90 @@
+"""Keras (2 and 3, ``tf.keras``, ``tf_keras``: all canonical ``keras.``)."""
+
+from __future__ import annotations
+
+from tflint_perf.analysis.api import Api, Effect, Kind
+from tflint_perf.analysis.api.facts import merge, names
+
+E = Effect
+MODEL = Api(Kind.KERAS_MODEL, E.BUILDS)
+LOADED_MODEL = Api(Kind.KERAS_MODEL, E.BUILDS | E.IO)
+# ``(x_train, y_train), (x_test, y_test) = keras.datasets.X.load_data()``
+LOAD_DATA = Api(Kind.LIST, E.DOWNLOAD | E.IO, returns_tuple=2, nested=True)
+
+FUNCTIONS = merge(
+    names("Sequential Model models.Sequential models.Model", MODEL, "keras."),
+    names(
+        """models.load_model saving.load_model models.model_from_json models.model_from_yaml
+        models.model_from_config""",
+        LOADED_MODEL,
+        "keras.",
+    ),
+    {"keras.models.clone_model": MODEL},
+    names("Input layers.Input", Api(Kind.TENSOR), "keras."),
+    names("backend.clear_session utils.clear_session", Api(Kind.NONE, E.RESETS), "keras."),
+    names(
+        "utils.to_categorical preprocessing.sequence.pad_sequences utils.pad_sequences",
+        Api(Kind.ARRAY),
+        "keras.",
+    ),
+    names(
+        """utils.image_dataset_from_directory utils.text_dataset_from_directory
+        utils.timeseries_dataset_from_array utils.audio_dataset_from_directory
+        preprocessing.image_dataset_from_directory preprocessing.text_dataset_from_directory
+        preprocessing.timeseries_dataset_from_array""",
+        Api(Kind.DATASET, E.IO),
+        "keras.",
+    ),
+    names("utils.get_file", Api(Kind.STRING, E.DOWNLOAD | E.IO), "keras."),
+    names(
+        """backend.get_session backend.set_session""",
+        Api(Kind.SESSION),
+        "keras.",
+    ),
+    names("backend.function", Api(Kind.TF_FUNCTION, E.BUILDS), "keras."),
+)
+
+# Capitalised names in these families are classes of that kind; lower-case
+# names are functions (``keras.losses.mse``: a tensor).
+CLASS_FAMILIES = (
+    ("keras.applications.", MODEL),
+    ("keras.layers.", Api(Kind.LAYER, E.BUILDS)),
+    ("keras.optimizers.", Api(Kind.OPTIMIZER, E.BUILDS)),
+    ("keras.losses.", Api(Kind.LOSS)),
+    ("keras.metrics.", Api(Kind.METRIC)),
+    ("keras.callbacks.", Api(Kind.CALLBACK)),
+)
+
+PREFIXES = (
+    ("keras.datasets.", LOAD_DATA),
+    ("keras.ops.", Api(Kind.TENSOR)),
+    ("keras.backend.", Api(Kind.TENSOR)),
+    ("keras.activations.", Api(Kind.TENSOR)),
+    ("keras.losses.", Api(Kind.TENSOR)),
+    ("keras.metrics.", Api(Kind.TENSOR)),
+    ("keras.utils.", Api(Kind.UNKNOWN)),
+    ("keras.preprocessing.image.", Api(Kind.UNKNOWN)),
+)
+
+# The methods of a Keras model.
+MODEL_METHODS = merge(
+    names("predict predict_on_batch predict_classes predict_proba", Api(Kind.ARRAY, E.INFERENCE)),
+    {"__call__": Api(Kind.TENSOR, E.INFERENCE), "predict_generator": Api(Kind.ARRAY, E.INFERENCE)},
+    names("fit fit_generator", Api(Kind.HISTORY, E.TRAINING)),
+    names("train_on_batch", Api(Kind.UNKNOWN, E.TRAINING)),
+    names("evaluate evaluate_generator test_on_batch", Api(Kind.UNKNOWN, E.INFERENCE)),
+    names("compile build summary", Api(Kind.NONE)),
+    names("save save_weights", Api(Kind.NONE, E.IO)),
+    names("load_weights", Api(Kind.NONE, E.IO)),
+    names("set_weights reset_states", Api(Kind.NONE, E.UPDATE)),
+    names("get_weights", Api(Kind.LIST)),
+    names("get_layer", Api(Kind.LAYER)),
+)
+LAYER_METHODS = merge(
+    {"__call__": Api(Kind.TENSOR)},
+    names("get_weights", Api(Kind.LIST)),
+    names("set_weights", Api(Kind.NONE, E.UPDATE)),
+)
+OPTIMIZER_METHODS = names(
+    "apply_gradients minimize apply", Api(Kind.UNKNOWN, E.UPDATE | E.GRAPH_GROWTH)
+)

@@ -1,0 +1,207 @@
+"""The call graph of one module: which functions a call runs, who calls a function.
+
+``CallGraph(ctx)`` (``ctx.shared(CallGraph)``) resolves a call through the
+semantic model:
+
+- ``step(...)``: the definitions of ``step`` that reach the call (the last
+  one before it, as a notebook that redefines a function runs), also
+  through aliases (``fn = step``; ``fn(...)``);
+- ``C(...)``: ``C.__init__`` of a class of the module;
+- ``self.learn(...)``: ``learn`` of the method's class or its bases, and
+  the overrides in its subclasses (any may run);
+- ``obj.learn(...)`` where ``obj`` is an instance of a class of the module
+  (``agent = Agent()``, ``self.agent = Agent()``): that class's method;
+- ``fn(...)`` where ``fn`` is a parameter: the functions the callers pass
+  for it (``rollout(env, policy)`` with ``policy=greedy``), any depth.
+
+Calls of imported functions resolve through the project index (another
+module of the linted tree), not here.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Set
+
+from tflint_perf.analysis.semantic import Binding, BindingKind, SemanticModel
+from tflint_perf.engine import cst
+
+_MAX_ALIASES = 5
+
+
+class CallGraph:
+    def __init__(self, ctx) -> None:
+        from tflint_perf.analysis.values import Values
+
+        self.ctx = ctx
+        self.sem: SemanticModel = ctx.shared(SemanticModel)
+        self.values: Values = ctx.shared(Values)
+        self._resolved: Dict[cst.Call, List[cst.FunctionDef]] = {}
+        self._callers: Optional[Dict[cst.FunctionDef, List[cst.Call]]] = None
+        self._subclasses: Optional[Dict[cst.ClassDef, List[cst.ClassDef]]] = None
+        self._resolving: Set[cst.Call] = set()
+        self._direct: Optional[Dict[cst.FunctionDef, List[cst.Call]]] = None
+        self._calls_in: Optional[Dict[Optional[cst.FunctionDef], List[cst.Call]]] = None
+
+    # -- resolving a call ----------------------------------------------------
+    def resolve(self, call: cst.Call) -> List[cst.FunctionDef]:
+        """The functions of this module ``call`` may run (empty when unknown)."""
+        found = self._resolved.get(call)
+        if found is None:
+            if call in self._resolving:
+                return []  # a parameter called with a call of itself: no more
+            self._resolving.add(call)
+            found = self._resolved[call] = self._targets(call.func, call, 0)
+            self._resolving.discard(call)
+        return found
+
+    def _targets(
+        self, func: cst.BaseExpression, call: cst.Call, depth: int, direct: bool = False
+    ) -> List[cst.FunctionDef]:
+        """``direct``: not through parameters (what the index of direct callers uses)."""
+        if depth > _MAX_ALIASES:
+            return []
+        if isinstance(func, cst.Name):
+            out: List[cst.FunctionDef] = []
+            for binding in self.sem.lookup_name(func):
+                out += self._binding_targets(binding, call, depth, direct)
+            return _unique(out)
+        if isinstance(func, cst.Attribute):
+            return self._method_targets(func, call, depth, direct)
+        return []
+
+    def _binding_targets(self, binding: Binding, call, depth: int, direct: bool):
+        statement = binding.statement
+        if binding.kind is BindingKind.FUNCTION and isinstance(statement, cst.FunctionDef):
+            return [statement]
+        if binding.kind is BindingKind.CLASS and isinstance(statement, cst.ClassDef):
+            init = self.method(statement, "__init__")
+            return [init] if init is not None else []
+        if binding.plain and isinstance(binding.value, (cst.Name, cst.Attribute)):
+            return self._targets(binding.value, call, depth + 1, direct)  # fn = step
+        if binding.kind is BindingKind.PARAMETER and not direct:
+            return self._passed(binding, depth)
+        return []
+
+    def _method_targets(self, func: cst.Attribute, call, depth: int, direct: bool):
+        name = func.attr.value
+        bound = self.sem.lookup_name(func)  # self.fn = step; self.fn(...)
+        if bound:
+            out: List[cst.FunctionDef] = []
+            for binding in bound:
+                out += self._binding_targets(binding, call, depth, direct)
+            if out:
+                return _unique(out)
+        cls = self.values.instance_class(func.value)
+        if cls is None:
+            return []
+        found = self.method(cls, name)
+        out = [found] if found is not None else []
+        if _is_self(func.value, self.sem, cls):
+            out += [
+                m for sub in self.subclasses(cls) for m in [self.method(sub, name, own=True)] if m
+            ]
+        return _unique(out)
+
+    def _passed(self, binding: Binding, depth: int) -> List[cst.FunctionDef]:
+        """For a parameter called as a function: what the callers pass for it."""
+        func = binding.scope.function
+        if func is None:
+            return []
+        out: List[cst.FunctionDef] = []
+        for site in self._direct_callers(func):
+            arg = self.argument(site, func, binding.name)
+            if isinstance(arg, (cst.Name, cst.Attribute)):
+                out += self._targets(arg, site, depth + 1)
+        return out
+
+    # -- classes ---------------------------------------------------------------
+    def method(self, cls: cst.ClassDef, name: str, own: bool = False) -> Optional[cst.FunctionDef]:
+        """``cls.name``: defined in the class, else in its bases of this module."""
+        for each in [cls] if own else self.sem.class_and_bases(cls):
+            for stmt in each.body.body:
+                if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
+                    return stmt
+        return None
+
+    def subclasses(self, cls: cst.ClassDef) -> List[cst.ClassDef]:
+        """Classes of this module that derive from ``cls`` (any depth)."""
+        if self._subclasses is None:
+            self._subclasses = {}
+            for each in self.ctx.nodes(cst.ClassDef):
+                for base in self.sem.class_and_bases(each)[1:]:
+                    self._subclasses.setdefault(base, []).append(each)
+        return self._subclasses.get(cls, [])
+
+    # -- callers ---------------------------------------------------------------
+    def callers(self, func: cst.FunctionDef) -> List[cst.Call]:
+        """The calls of this module that may run ``func``."""
+        if self._callers is None:
+            self._callers = {}
+            for call in self.ctx.nodes(cst.Call):
+                for target in self.resolve(call):
+                    self._callers.setdefault(target, []).append(call)
+        return self._callers.get(func, [])
+
+    def _direct_callers(self, func: cst.FunctionDef) -> List[cst.Call]:
+        """Callers found without following parameters (what parameters are passed)."""
+        if self._direct is None:
+            self._direct = {}
+            for call in self.ctx.nodes(cst.Call):
+                for target in self._targets(call.func, call, 0, direct=True):
+                    self._direct.setdefault(target, []).append(call)
+        return self._direct.get(func, [])
+
+    def argument(
+        self, call: cst.Call, func: cst.FunctionDef, param: str
+    ) -> Optional[cst.BaseExpression]:
+        """The expression ``call`` passes for ``func``'s parameter ``param``."""
+        params = [*func.params.posonly_params, *func.params.params]
+        if params and _bound_implicitly(call, func, self.sem):
+            params = params[1:]
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == param:
+                return arg.value
+        positional = [a for a in call.args if a.keyword is None]
+        for index, p in enumerate(params):
+            if p.name.value != param:
+                continue
+            if any(a.star for a in positional[: index + 1]):
+                return None
+            return positional[index].value if index < len(positional) else None
+        return None
+
+    def calls_in(self, func: Optional[cst.FunctionDef]) -> List[cst.Call]:
+        """The calls ``func``'s own body makes (not those of functions inside it;
+        its lambdas and comprehensions included); None: the module's own code."""
+        if self._calls_in is None:
+            self._calls_in = {}
+            for call in self.ctx.nodes(cst.Call):
+                self._calls_in.setdefault(self.sem.function_of(call), []).append(call)
+        return self._calls_in.get(func, [])
+
+
+def _unique(found: List[cst.FunctionDef]) -> List[cst.FunctionDef]:
+    return list(dict.fromkeys(found))
+
+
+def _is_self(expr, sem: SemanticModel, cls: cst.ClassDef) -> bool:
+    """``self`` (the first parameter of a method of ``cls``)."""
+    if not isinstance(expr, cst.Name):
+        return False
+    func = sem.function_of(expr)
+    if func is None or sem.method_class(func) is not cls:
+        return False
+    params = [*func.params.posonly_params, *func.params.params]
+    return bool(params) and params[0].name.value == expr.value
+
+
+def _bound_implicitly(call: cst.Call, func: cst.FunctionDef, sem: SemanticModel) -> bool:
+    """``obj.method(a)`` and ``Class(a)`` pass ``self`` themselves."""
+    if sem.method_class(func) is None:
+        return False
+    if any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
+        for d in func.decorators
+    ):
+        return False
+    return isinstance(call.func, cst.Attribute) or func.name.value == "__init__"

@@ -1,0 +1,293 @@
+"""What each function of a module does that the rules care about.
+
+A *summary* says, for one function or method: its effects (Keras
+inference, training, gradient updates, construction of models, layers,
+optimizers or ``tf.function``s, TF1 graph growth, session runs, runtime
+initialisation, I/O, display ...), which of its parameters each effect is
+applied to (``act(s)`` runs inference on ``s``; through ``s.reshape(1, -1)``
+that is one sample), the Python state it changes (``self.t += 1``, a
+global, ``self.memory.append``), and the evidence: the chain of calls from
+the function down to the node that does it (``act() -> predict_one() ->
+brain.predict()``).
+
+A call inherits its callee's summary through any depth of wrappers in the
+module, ``self.method()`` and the class hierarchy (an override counts), and
+callables passed as arguments; summaries are propagated to a fixed point.
+``Summaries(ctx)`` is one per file (``ctx.shared(Summaries)``);
+``effects_of(call)`` gives what one call does, through its callees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set, Tuple
+
+from tflint_perf.analysis import api
+from tflint_perf.analysis.api import Effect, Kind
+from tflint_perf.analysis.calls import CallGraph
+from tflint_perf.analysis.samples import batch_of_one
+from tflint_perf.analysis.semantic import BindingKind, SemanticModel
+from tflint_perf.analysis.values import Values
+from tflint_perf.engine import cst
+
+# Effects that follow the data they are applied to (which parameter).
+DATA_EFFECTS = (Effect.INFERENCE, Effect.TRAINING)
+_MAX_ROUNDS = 50
+
+
+@dataclass(frozen=True)
+class Use:
+    """An effect applied to a value computed from a parameter."""
+
+    path: Tuple[cst.CSTNode, ...]  # calls from the function down to the node doing it
+    sample: Optional[cst.CSTNode] = None  # the expression making it one sample, if any
+
+
+@dataclass
+class Summary:
+    func: Optional[cst.FunctionDef]  # None: the module's own code
+    effects: Effect = Effect.NONE
+    evidence: Dict[Effect, Tuple[cst.CSTNode, ...]] = field(default_factory=dict)
+    # effect -> parameter name -> how it reaches it
+    uses: Dict[Effect, Dict[str, Use]] = field(default_factory=dict)
+    # Python state changed: (path to the statement, what is changed)
+    mutations: List[Tuple[Tuple[cst.CSTNode, ...], str]] = field(default_factory=list)
+
+    def evidence_for(self, effect: Effect) -> Tuple[cst.CSTNode, ...]:
+        for flag, path in self.evidence.items():
+            if flag & effect:
+                return path
+        return ()
+
+    def _key(self) -> tuple:
+        return (
+            self.effects,
+            tuple(sorted((e.value, tuple(sorted(p))) for e, p in self.uses.items())),
+            len(self.mutations),
+        )
+
+
+class Summaries:
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self.sem: SemanticModel = ctx.shared(SemanticModel)
+        self.values: Values = ctx.shared(Values)
+        self.graph: CallGraph = ctx.shared(CallGraph)
+        self._summaries: Dict[cst.FunctionDef, Summary] = {}
+        self._direct: Dict[cst.Call, Tuple[Effect, Optional[cst.BaseExpression]]] = {}
+        self._solve()
+
+    def of(self, func: cst.FunctionDef) -> Summary:
+        return self._summaries.get(func) or Summary(func)
+
+    # -- one call ----------------------------------------------------------------
+    def direct_effects(self, call: cst.Call) -> Effect:
+        """What ``call`` itself does, by the API table (not through module functions)."""
+        return self._direct_of(call)[0]
+
+    def effects_of(self, call: cst.Call) -> Effect:
+        """What ``call`` does, itself and through the module functions it runs."""
+        effects = self.direct_effects(call)
+        for target in self.graph.resolve(call):
+            effects |= self.of(target).effects
+        return effects
+
+    def path_to(self, call: cst.Call, effect: Effect) -> Tuple[cst.CSTNode, ...]:
+        """The chain of calls from ``call`` to the node that has ``effect``."""
+        if self.direct_effects(call) & effect:
+            return (call,)
+        for target in self.graph.resolve(call):
+            inner = self.of(target).evidence_for(effect)
+            if inner:
+                return (call,) + inner
+        return ()
+
+    def _direct_of(self, call: cst.Call) -> Tuple[Effect, Optional[cst.BaseExpression]]:
+        """(effects, the data argument) of a call by the API table."""
+        known = self._direct.get(call)
+        if known is None:
+            known = self._direct[call] = self._classify(call)
+        return known
+
+    def _classify(self, call: cst.Call) -> Tuple[Effect, Optional[cst.BaseExpression]]:
+        qualname = self.ctx.call_name(call)
+        if qualname is not None:
+            return api.effects(qualname), None
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            receiver = self.values.kind(func.value)
+            effects = api.method_effects(receiver, func.attr.value)
+            if effects & (Effect.INFERENCE | Effect.TRAINING):
+                return effects, data_argument(call)
+            return effects, None
+        if self.values.kind(func) is Kind.KERAS_MODEL:
+            return Effect.INFERENCE, data_argument(call)
+        return Effect.NONE, None
+
+    # -- the fixed point ------------------------------------------------------------
+    def _solve(self) -> None:
+        functions = list(self.ctx.nodes(cst.FunctionDef))
+        for func in functions:
+            self._summaries[func] = self._local(func)
+        for _ in range(_MAX_ROUNDS):
+            changed = False
+            for func in functions:
+                summary = self._summaries[func]
+                before = summary._key()
+                self._inherit(summary)
+                changed |= summary._key() != before
+            if not changed:
+                break
+
+    def _local(self, func: cst.FunctionDef) -> Summary:
+        """What the function's own body does (calls of the API, state changes)."""
+        summary = Summary(func)
+        params = _data_params(func)
+        for call in self.graph.calls_in(func):
+            effects, data = self._direct_of(call)
+            if not effects:
+                continue
+            summary.effects |= effects
+            for flag in _flags(effects):
+                summary.evidence.setdefault(flag, (call,))
+            for flag in DATA_EFFECTS:
+                if effects & flag and data is not None:
+                    sample = batch_of_one(self.ctx, data, self.sem.value_of)
+                    for param in self.params_reached(data, params):
+                        summary.uses.setdefault(flag, {}).setdefault(param, Use((call,), sample))
+        summary.mutations = self._mutations(func)
+        return summary
+
+    def _inherit(self, summary: Summary) -> None:
+        func = summary.func
+        assert func is not None
+        params = _data_params(func)
+        for call in self.graph.calls_in(func):
+            for target in self.graph.resolve(call):
+                if target is func:
+                    continue
+                callee = self._summaries.get(target)
+                if callee is None:
+                    continue
+                new = callee.effects & ~summary.effects
+                summary.effects |= callee.effects
+                for flag in _flags(new):
+                    summary.evidence.setdefault(flag, (call,) + callee.evidence_for(flag))
+                for flag, used in callee.uses.items():
+                    for param, use in used.items():
+                        arg = self.graph.argument(call, target, param)
+                        if arg is None:
+                            continue
+                        sample = use.sample or batch_of_one(self.ctx, arg, self.sem.value_of)
+                        for mine in self.params_reached(arg, params):
+                            summary.uses.setdefault(flag, {}).setdefault(
+                                mine, Use((call,) + use.path, sample)
+                            )
+                if callee.mutations and len(summary.mutations) < 20:
+                    seen = {what for _, what in summary.mutations}
+                    for path, what in callee.mutations:
+                        if what not in seen:
+                            summary.mutations.append(((call,) + path, what))
+
+    # -- helpers -------------------------------------------------------------------
+    def params_reached(self, expr: cst.CSTNode, params: Set[str]) -> Set[str]:
+        """The parameters ``expr`` is computed from, through the function's own
+        assignments (``x = s.reshape(1, -1)``; ``predict(x)`` reaches ``s``)."""
+        out: Set[str] = set()
+        todo = [expr]
+        seen: Set[int] = set()
+        while todo and len(seen) < 50:
+            node = todo.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            for name in _name_nodes(node):
+                if name.value in params:
+                    for binding in self.sem.lookup_name(name):
+                        if binding.kind is BindingKind.PARAMETER:
+                            out.add(name.value)
+                        elif binding.value is not None:
+                            todo.append(binding.value)
+                    continue
+                for binding in self.sem.lookup_name(name):
+                    if binding.scope.function is not None and binding.value is not None:
+                        todo.append(binding.value)
+                    elif binding.kind is BindingKind.LOOP_TARGET and binding.source is not None:
+                        todo.append(binding.source)
+        return out
+
+    def _mutations(self, func: cst.FunctionDef) -> List[Tuple[Tuple[cst.CSTNode, ...], str]]:
+        """Python state ``func`` changes that outlives the call: attributes of
+        ``self`` (or of a parameter), globals and nonlocals, in-place changes of
+        such objects (``self.memory.append``)."""
+        out: List[Tuple[Tuple[cst.CSTNode, ...], str]] = []
+        scope = self.sem.scope(func)
+        params = {p.name.value for p in [*func.params.posonly_params, *func.params.params]}
+        outer = scope.globals | scope.nonlocals
+        for name, bindings in scope.bindings.items():
+            root = name.split(".", 1)[0]
+            for binding in bindings:
+                if binding.kind is BindingKind.PARAMETER:
+                    continue
+                if "." in name and root in params:
+                    if _changes_python_value(binding, self.values):
+                        out.append(((binding.statement,), name))
+                elif root in outer or (
+                    binding.kind is BindingKind.MUTATION and not _local(scope, root)
+                ):
+                    out.append(((binding.statement,), name))
+        for name in outer:
+            for binding in self.sem.module_scope.bindings.get(name, ()):
+                if binding.scope is self.sem.module_scope and self.ctx.contains(
+                    func, binding.statement
+                ):
+                    out.append(((binding.statement,), name))
+        return out
+
+
+def _local(scope, name: str) -> bool:
+    """``name`` is a local variable of ``scope`` (bound there other than by mutation)."""
+    return any(b.kind is not BindingKind.MUTATION for b in scope.bindings.get(name, ()))
+
+
+def data_argument(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """The data a Keras call runs on: its first positional argument, or ``x=``."""
+    for arg in call.args:
+        if arg.keyword is None and not arg.star:
+            return arg.value
+        if arg.keyword is not None and arg.keyword.value in ("x", "inputs"):
+            return arg.value
+    return None
+
+
+def _data_params(func: cst.FunctionDef) -> Set[str]:
+    params = [*func.params.posonly_params, *func.params.params, *func.params.kwonly_params]
+    return {p.name.value for p in params} - {"self", "cls"}
+
+
+def _flags(effects: Effect) -> List[Effect]:
+    return [
+        flag for flag in Effect if flag and flag in effects and flag.value & (flag.value - 1) == 0
+    ]
+
+
+def _name_nodes(node: cst.CSTNode) -> List[cst.Name]:
+    from tflint_perf.engine.walk import descendants
+
+    if isinstance(node, cst.Name):
+        return [node]
+    out = []
+    for sub in descendants(node, skip_scopes=True):
+        if isinstance(sub, cst.Name):
+            out.append(sub)
+    return out
+
+
+def _changes_python_value(binding, values: Values) -> bool:
+    """``self.t += 1`` or ``self.t = 0`` (a Python value), ``self.memory.append(x)``;
+    not ``self.w.assign(...)`` or ``self.model = build()`` on a TF object."""
+    if binding.kind is BindingKind.MUTATION:
+        return True
+    if binding.kind is BindingKind.ASSIGNMENT and binding.value is not None:
+        return values.kind(binding.value) not in (Kind.TENSOR, Kind.VARIABLE, Kind.KERAS_MODEL)
+    return binding.kind is BindingKind.AUGMENTED

@@ -1,0 +1,383 @@
+"""What a value is: a tensor, a NumPy array, a dataset, a Keras model ...
+
+``Values(ctx)`` (one per file: ``ctx.shared(Values)``) answers ``kind(expr)``
+from the API table and the semantic model, following the value through
+assignments, aliases (``t = p[i]``), tuple unpacking (``(x, y), _ =
+mnist.load_data()``), loop targets (a row of an array, a batch of a
+dataset), ``with`` targets, attributes set in any method (``self.model =
+build()``), subscripts, container elements (``xs.append(t)``), the returns
+of the module's functions and the instances of its classes (a
+``keras.Model`` subclass is a Keras model).
+
+Precision over recall: a name with bindings of different kinds is UNKNOWN.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Set
+
+from tflint_perf.analysis import api
+from tflint_perf.analysis.api import Kind
+from tflint_perf.analysis.api.tables import SAME_KIND
+from tflint_perf.analysis.semantic import Binding, BindingKind, SemanticModel
+from tflint_perf.engine import cst
+
+# What iterating a value of this kind gives.
+_ELEMENTS = {
+    Kind.ARRAY: Kind.ARRAY,  # rows (or numbers, for a 1-D array)
+    Kind.TENSOR: Kind.TENSOR,
+    Kind.DATASET: Kind.TENSOR,  # elements or batches (tuples of tensors too)
+    Kind.ITERATOR: Kind.TENSOR,
+    Kind.VARIABLE: Kind.TENSOR,
+}
+_ARRAYS = (Kind.TENSOR, Kind.ARRAY, Kind.VARIABLE)
+_MODEL_BASES = frozenset({"keras.Model", "keras.models.Model", "keras.Sequential"})
+_LAYER_BASES = frozenset({"keras.layers.Layer", "keras.Layer"})
+_ANNOTATIONS = {"tensorflow.Tensor": Kind.TENSOR, "numpy.ndarray": Kind.ARRAY}
+_DEPTH = 12
+_PENDING = object()
+
+
+class Values:
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self.sem: SemanticModel = ctx.shared(SemanticModel)
+        self._kinds: Dict[cst.CSTNode, object] = {}
+        self._classes: Dict[cst.ClassDef, Kind] = {}
+        self._returns: Optional[Dict[cst.FunctionDef, List[cst.Return]]] = None
+
+    # -- the question ----------------------------------------------------------
+    def kind(self, expr: Optional[cst.CSTNode], depth: int = 0) -> Kind:
+        """What ``expr`` evaluates to, as far as the source shows."""
+        if expr is None or depth > _DEPTH:
+            return Kind.UNKNOWN
+        known = self._kinds.get(expr)
+        if known is _PENDING:
+            return Kind.UNKNOWN  # a cycle (x = f(x)): no evidence from itself
+        if isinstance(known, Kind):
+            return known
+        self._kinds[expr] = _PENDING
+        found = self._kind(expr, depth + 1)
+        self._kinds[expr] = found
+        return found
+
+    def is_array(self, expr) -> bool:
+        """A tensor, NumPy array or variable."""
+        return self.kind(expr) in _ARRAYS
+
+    def _kind(self, expr: cst.CSTNode, depth: int) -> Kind:
+        if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary)):
+            return Kind.SCALAR
+        if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            return Kind.STRING
+        if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp, cst.Set)):
+            return Kind.LIST
+        if isinstance(expr, (cst.Dict, cst.DictComp)):
+            return Kind.DICT
+        if isinstance(expr, cst.Name):
+            if expr.value in ("True", "False"):
+                return Kind.SCALAR
+            if expr.value == "None":
+                return Kind.NONE
+            return self._of_bindings(self.sem.lookup_name(expr), depth)
+        if isinstance(expr, cst.Attribute):
+            return self._attribute(expr, depth)
+        if isinstance(expr, cst.Call):
+            return self._call(expr, depth)
+        if isinstance(expr, cst.Subscript):
+            return self._subscript(expr, depth)
+        if isinstance(expr, cst.BinaryOperation):
+            return _combine(self.kind(expr.left, depth), self.kind(expr.right, depth))
+        if isinstance(expr, cst.UnaryOperation):
+            inner = self.kind(expr.expression, depth)
+            return Kind.SCALAR if isinstance(expr.operator, cst.Not) else inner
+        if isinstance(expr, cst.IfExp):
+            body, other = self.kind(expr.body, depth), self.kind(expr.orelse, depth)
+            return body if body == other else Kind.UNKNOWN
+        if isinstance(expr, cst.Comparison):
+            sides = [self.kind(expr.left, depth)] + [
+                self.kind(c.comparator, depth) for c in expr.comparisons
+            ]
+            return next((k for k in sides if k in _ARRAYS), Kind.SCALAR)
+        return Kind.UNKNOWN
+
+    # -- names -----------------------------------------------------------------
+    def _of_bindings(self, bindings: List[Binding], depth: int) -> Kind:
+        kinds: Set[Kind] = set()
+        for binding in bindings:
+            if binding.kind in (BindingKind.MUTATION, BindingKind.AUGMENTED, BindingKind.DELETION):
+                continue  # the object changes, not what it is
+            kinds.add(self.binding_kind(binding, depth))
+        if len(kinds) == 1:
+            return kinds.pop()
+        kinds.discard(Kind.NONE)  # ``x = None`` first, the real value later
+        return kinds.pop() if len(kinds) == 1 else Kind.UNKNOWN
+
+    def binding_kind(self, binding: Binding, depth: int = 0) -> Kind:
+        kind = binding.kind
+        if binding.plain:
+            return self.kind(binding.value, depth)
+        if kind is BindingKind.ASSIGNMENT and binding.source is not None:
+            return self._unpacked(binding.source, binding.path, depth)
+        if kind is BindingKind.LOOP_TARGET and binding.source is not None:
+            return self._iterated(binding.source, binding.path, depth)
+        if kind is BindingKind.WITH_TARGET:
+            return self.kind(binding.value, depth)
+        if kind is BindingKind.PARAMETER:
+            return self._parameter(binding, depth)
+        if kind is BindingKind.FUNCTION and isinstance(binding.statement, cst.FunctionDef):
+            return Kind.TF_FUNCTION if _compiled(self.ctx, binding.statement) else Kind.UNKNOWN
+        return Kind.UNKNOWN
+
+    def _parameter(self, binding: Binding, depth: int) -> Kind:
+        param = binding.statement
+        if isinstance(param, cst.Param) and param.annotation is not None:
+            annotation = param.annotation.annotation
+            if isinstance(annotation, cst.Subscript):
+                annotation = annotation.value
+            found = _ANNOTATIONS.get(self.ctx.qualname(annotation) or "")
+            if found is not None:
+                return found
+        func = binding.scope.function
+        if func is None:
+            return Kind.UNKNOWN
+        graph = self._graph()
+        passed = [graph.argument(call, func, binding.name) for call in graph.callers(func)]
+        if not passed or any(arg is None for arg in passed):
+            return Kind.UNKNOWN
+        kinds = {self.kind(arg, depth) for arg in passed}
+        return kinds.pop() if len(kinds) == 1 else Kind.UNKNOWN
+
+    def _unpacked(self, source, path: tuple, depth: int) -> Kind:
+        """The kind of element ``path`` of ``source`` (``a, b = source``)."""
+        if isinstance(source, cst.Call):
+            facts = api.call(self.ctx.call_name(source))
+            if facts is not None and facts.returns_tuple:
+                if facts.nested:  # ((x, y), (x, y)) = load_data(): arrays two levels down
+                    return Kind.ARRAY if len(path) == 2 else Kind.LIST
+                return _element_of_tuple(facts.returns, len(path))
+            if _is_builtin(source, "zip", "enumerate"):
+                return self._iterated(source, path[1:], depth) if len(path) > 1 else Kind.UNKNOWN
+        return Kind.UNKNOWN
+
+    def _iterated(self, iterable, path: tuple, depth: int) -> Kind:
+        """The kind of what ``for target in iterable`` binds at ``path``."""
+        if isinstance(iterable, cst.Call):
+            if _is_builtin(iterable, "range"):
+                return Kind.SCALAR
+            if _is_builtin(iterable, "enumerate") and iterable.args:
+                if not path:
+                    return Kind.LIST
+                if path[0] == 0:
+                    return Kind.SCALAR
+                return self._iterated(iterable.args[0].value, path[1:], depth)
+            if _is_builtin(iterable, "zip"):
+                if not path:
+                    return Kind.LIST
+                if path[0] < len(iterable.args):
+                    return self._iterated(iterable.args[path[0]].value, path[1:], depth)
+                return Kind.UNKNOWN
+            if _is_builtin(iterable, "reversed", "sorted", "list", "tqdm", "iter"):
+                if iterable.args:
+                    return self._iterated(iterable.args[0].value, path, depth)
+        whole = self.kind(iterable, depth)
+        element = _ELEMENTS.get(whole)
+        if element is not None:
+            return element
+        if whole is Kind.LIST and not path:
+            return self.element_kind(iterable, depth)
+        return Kind.UNKNOWN
+
+    def element_kind(self, container, depth: int = 0) -> Kind:
+        """The kind of the elements of a list: its literal items, the element of a
+        comprehension, or what is appended to the list name."""
+        if isinstance(container, (cst.List, cst.Tuple)):
+            kinds = {self.kind(e.value, depth) for e in container.elements}
+            return kinds.pop() if len(kinds) == 1 else Kind.UNKNOWN
+        if isinstance(container, (cst.ListComp, cst.GeneratorExp)):
+            return self.kind(container.elt, depth)
+        if isinstance(container, cst.Attribute) and container.attr.value == "layers":
+            if self.kind(container.value, depth) is Kind.KERAS_MODEL:
+                return Kind.LAYER
+        if isinstance(container, (cst.Name, cst.Attribute)):
+            kinds = set()
+            for binding in self.sem.lookup_name(container):
+                if binding.plain and isinstance(binding.value, (cst.List, cst.Tuple)):
+                    if binding.value.elements:
+                        kinds.add(self.element_kind(binding.value, depth + 1))
+                elif binding.kind is BindingKind.MUTATION and isinstance(binding.value, cst.Call):
+                    if binding.value.args:
+                        kinds.add(self.kind(binding.value.args[0].value, depth + 1))
+                elif binding.plain:
+                    kinds.add(self.element_kind(binding.value, depth + 1))
+            return kinds.pop() if len(kinds) == 1 else Kind.UNKNOWN
+        return Kind.UNKNOWN
+
+    # -- attributes, calls, subscripts ------------------------------------------------
+    def _attribute(self, expr: cst.Attribute, depth: int) -> Kind:
+        found = self.sem.lookup_name(expr)
+        if found:
+            return self._of_bindings(found, depth)
+        qualname = self.ctx.qualname(expr)
+        if qualname is not None:
+            facts = api.call(qualname)
+            return Kind.UNKNOWN if facts is None else _constant_kind(facts)
+        attr = expr.attr.value
+        inner = self.kind(expr.value, depth)
+        if attr == "T" and inner in _ARRAYS:
+            return inner
+        if attr == "layers" and inner is Kind.KERAS_MODEL:
+            return Kind.LIST
+        if attr in ("output", "input") and inner in (Kind.KERAS_MODEL, Kind.LAYER):
+            return Kind.TENSOR
+        owner = self.instance_class(expr.value)
+        if owner is not None:
+            attrs = []
+            for cls in self.sem.class_and_bases(owner):
+                attrs += self.sem.class_attributes.get(cls, {}).get(attr, [])
+            return self._of_bindings(attrs, depth)
+        return Kind.UNKNOWN
+
+    def _call(self, call: cst.Call, depth: int) -> Kind:
+        func = call.func
+        qualname = self.ctx.call_name(call)
+        if qualname is not None:
+            if qualname == "numpy.where":
+                return Kind.ARRAY if len(call.args) == 3 else Kind.LIST
+            return api.returns(qualname)
+        if isinstance(func, cst.Attribute):
+            name = func.attr.value
+            if name == "numpy":
+                return Kind.ARRAY
+            receiver = self.kind(func.value, depth)
+            facts = api.method(receiver, name)
+            if facts is not None:
+                return receiver if name in SAME_KIND else facts.returns
+        called = self.kind(func, depth)
+        if called in (Kind.KERAS_MODEL, Kind.LAYER):
+            return Kind.TENSOR
+        cls = self.class_called(call)
+        if cls is not None:
+            return self.class_kind(cls)
+        kinds = set()
+        for target in self._graph().resolve(call):
+            kinds |= {self.kind(r.value, depth) for r in self.returns(target)}
+        return kinds.pop() if len(kinds) == 1 else Kind.UNKNOWN
+
+    def returns(self, func: cst.FunctionDef) -> List[cst.Return]:
+        """The ``return value`` statements of ``func`` (not of functions inside it)."""
+        if self._returns is None:
+            self._returns = {}
+            for node in self.ctx.nodes(cst.Return):
+                owner = self.sem.function_of(node)
+                if owner is not None and node.value is not None:
+                    self._returns.setdefault(owner, []).append(node)
+        return self._returns.get(func, [])
+
+    def _graph(self):
+        from tflint_perf.analysis.calls import CallGraph
+
+        return self.ctx.shared(CallGraph)
+
+    def _subscript(self, expr: cst.Subscript, depth: int) -> Kind:
+        base = self.kind(expr.value, depth)
+        if base in _ARRAYS:
+            return Kind.TENSOR if base is Kind.VARIABLE else base
+        if base in (Kind.LIST, Kind.ITERATOR):
+            return self.element_kind(expr.value, depth)
+        return Kind.UNKNOWN
+
+    # -- classes and instances ----------------------------------------------------
+    def class_called(self, call: cst.Call) -> Optional[cst.ClassDef]:
+        """The class of this module that ``call`` instantiates."""
+        if not isinstance(call.func, cst.Name):
+            return None
+        for binding in self.sem.lookup_name(call.func):
+            if isinstance(binding.statement, cst.ClassDef):
+                return binding.statement
+        return None
+
+    def class_kind(self, cls: cst.ClassDef) -> Kind:
+        """KERAS_MODEL for a ``keras.Model`` subclass (through module bases), LAYER for
+        a ``Layer`` subclass, else UNKNOWN."""
+        known = self._classes.get(cls)
+        if known is None:
+            known = self._classes[cls] = Kind.UNKNOWN  # cycles
+            for each in self.sem.class_and_bases(cls):
+                quals = {self.ctx.qualname(b.value) for b in each.bases}
+                if quals & _MODEL_BASES:
+                    known = Kind.KERAS_MODEL
+                    break
+                if quals & _LAYER_BASES:
+                    known = Kind.LAYER
+                    break
+            self._classes[cls] = known
+        return known
+
+    def instance_class(self, expr: cst.CSTNode) -> Optional[cst.ClassDef]:
+        """The class of this module an object is an instance of: ``self`` in a
+        method, a name or attribute bound to ``C(...)``."""
+        if isinstance(expr, cst.Name):
+            for binding in self.sem.lookup_name(expr):
+                if binding.kind is BindingKind.PARAMETER:
+                    func = binding.scope.function
+                    cls = self.sem.method_class(func)
+                    params = [*func.params.posonly_params, *func.params.params] if func else []
+                    if cls is not None and params and params[0] is binding.statement:
+                        return cls
+        if isinstance(expr, (cst.Name, cst.Attribute)):
+            classes = set()
+            for binding in self.sem.lookup_name(expr) or self._attribute_bindings(expr):
+                if binding.plain and isinstance(binding.value, cst.Call):
+                    cls = self.class_called(binding.value)
+                    if cls is not None:
+                        classes.add(cls)
+            if len(classes) == 1:
+                return classes.pop()
+        return None
+
+    def _attribute_bindings(self, expr) -> List[Binding]:
+        if not isinstance(expr, cst.Attribute):
+            return []
+        owner = self.instance_class(expr.value)
+        if owner is None:
+            return []
+        out: List[Binding] = []
+        for cls in self.sem.class_and_bases(owner):
+            out += self.sem.class_attributes.get(cls, {}).get(expr.attr.value, [])
+        return out
+
+
+def _combine(left: Kind, right: Kind) -> Kind:
+    if Kind.TENSOR in (left, right) or Kind.VARIABLE in (left, right):
+        return Kind.TENSOR
+    if Kind.ARRAY in (left, right):
+        return Kind.ARRAY
+    if left is right and left in (Kind.SCALAR, Kind.STRING, Kind.LIST):
+        return left
+    return Kind.UNKNOWN
+
+
+def _element_of_tuple(kind: Kind, depth: int) -> Kind:
+    if depth == 1:
+        return Kind.ARRAY if kind is Kind.LIST else kind
+    return Kind.UNKNOWN
+
+
+def _constant_kind(facts: api.Api) -> Kind:
+    """A module attribute read without a call (``tf.float32``, ``np.pi``)."""
+    return Kind.SCALAR if facts.returns is Kind.SCALAR else Kind.UNKNOWN
+
+
+def _is_builtin(call: cst.Call, *names: str) -> bool:
+    return isinstance(call.func, cst.Name) and call.func.value in names
+
+
+def _compiled(ctx, func: cst.FunctionDef) -> bool:
+    for decorator in func.decorators:
+        target = decorator.decorator
+        if isinstance(target, cst.Call):
+            target = target.func
+        if ctx.qualname(target) == "tensorflow.function":
+            return True
+    return False
