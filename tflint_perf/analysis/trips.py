@@ -1,0 +1,282 @@
+"""How often a loop runs: one trip-count estimate, used by every loop rule.
+
+``Trips(ctx).of(loop)`` says whether a loop is *tiny* (a handful of
+iterations the source spells out: ``range(4)``, a literal list of five
+items, ``len(LAYERS)`` of a literal, a name bound to a small int,
+``ds.take(3)``), *data-sized* (it walks data: a dataset, the rows of an
+array, ``range(len(x))`` or ``range(x.shape[0])``, an episode ``while not
+done``, or a literal count above the limit), or *unknown*.
+``Trips.repeats(node)`` combines the loops around a node in its scope:
+work repeats only as often as all of them together.
+
+Loops of at most ``TINY`` iterations are silent in every loop rule: the
+Python overhead of a handful of iterations is negligible, and such loops
+are demos (four feature maps, ten classes, a montage of five images).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Dict, List, Optional
+
+from tflint_perf.analysis.api import Kind
+from tflint_perf.analysis.semantic import COMPREHENSIONS, LOOPS, SCOPE_NODES, SemanticModel
+from tflint_perf.analysis.values import Values
+from tflint_perf.engine import cst
+
+TINY = 16  # at most this many iterations: a handful
+
+
+class Size(enum.Enum):
+    TINY = "tiny"
+    UNKNOWN = "unknown"
+    DATA = "data-sized"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    size: Size
+    count: Optional[int] = None  # the number of iterations, when the source spells it
+    why: str = ""  # what the estimate rests on, for messages and ``tflint-perf why``
+
+    @property
+    def tiny(self) -> bool:
+        return self.size is Size.TINY
+
+
+UNKNOWN = Estimate(Size.UNKNOWN)
+_DATA_KINDS = (Kind.DATASET, Kind.ITERATOR, Kind.ARRAY, Kind.TENSOR)
+
+
+class Trips:
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self.sem: SemanticModel = ctx.shared(SemanticModel)
+        self.values: Values = ctx.shared(Values)
+        self._cache: Dict[cst.CSTNode, Estimate] = {}
+
+    def of(self, loop: cst.CSTNode) -> Estimate:
+        """The estimate for one ``for``/``while`` loop or comprehension."""
+        known = self._cache.get(loop)
+        if known is None:
+            known = self._cache[loop] = self._estimate(loop)
+        return known
+
+    def repeats(self, node: cst.CSTNode) -> Estimate:
+        """How often ``node`` runs per run of its scope: all loops around it together."""
+        total: Optional[int] = 1
+        reasons = []
+        for loop in self.loops_around(node):
+            each = self.of(loop)
+            if each.size is Size.DATA:
+                return each
+            if each.size is Size.UNKNOWN or each.count is None or total is None:
+                total = None
+            else:
+                total *= each.count
+            reasons.append(each.why)
+        if not reasons:
+            return Estimate(Size.TINY, 1, "not in a loop")
+        if total is None:
+            return UNKNOWN
+        size = Size.TINY if total <= TINY else Size.DATA
+        return Estimate(size, total, " x ".join(reasons))
+
+    def loops_around(self, node: cst.CSTNode) -> List[cst.CSTNode]:
+        """Loops and comprehensions of ``node``'s scope that run it again, innermost first."""
+        out: List[cst.CSTNode] = []
+        below, child = node, node
+        for parent in self.ctx.ancestors_of(node):
+            if isinstance(parent, LOOPS) and child is parent.body:
+                out.append(parent)
+            elif isinstance(parent, COMPREHENSIONS) and not (
+                child is parent.for_in and below is parent.for_in.iter
+            ):
+                out.append(parent)
+            if isinstance(parent, SCOPE_NODES) and not isinstance(parent, COMPREHENSIONS):
+                break
+            below, child = child, parent
+        return out
+
+    # -- one loop -----------------------------------------------------------------
+    def _estimate(self, loop: cst.CSTNode) -> Estimate:
+        if isinstance(loop, cst.While):
+            return self._while(loop)
+        if isinstance(loop, COMPREHENSIONS):
+            estimate = self.iterable(loop.for_in.iter)
+            inner = loop.for_in.inner_for_in
+            while inner is not None and estimate.size is not Size.DATA:
+                more = self.iterable(inner.iter)
+                estimate = _times(estimate, more)
+                inner = inner.inner_for_in
+            return estimate
+        if isinstance(loop, cst.For):
+            return self.iterable(loop.iter)
+        return UNKNOWN
+
+    def iterable(self, expr: cst.BaseExpression, depth: int = 0) -> Estimate:
+        """How many items iterating ``expr`` gives."""
+        if depth > 4:
+            return UNKNOWN
+        code = _clip(self.ctx.code(expr))
+        if isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
+            if any(isinstance(e, cst.StarredElement) for e in expr.elements):
+                return UNKNOWN
+            return _counted(len(expr.elements), f"{len(expr.elements)} literal items")
+        if isinstance(expr, cst.Call):
+            return self._call(expr, code, depth)
+        sliced = self._slice_length(expr)
+        if sliced is not None:
+            return _counted(sliced, f"`{code}`")
+        if isinstance(expr, (cst.Name, cst.Attribute)):
+            value = self.sem.value_of(expr)
+            if value is not None and not isinstance(value, (cst.Name, cst.Attribute)):
+                inner = self.iterable(value, depth + 1)
+                if inner.size is not Size.UNKNOWN:
+                    return inner
+        kind = self.values.kind(expr)
+        if kind in _DATA_KINDS:
+            return Estimate(Size.DATA, None, f"`{code}` is a {kind.value}")
+        return UNKNOWN
+
+    def _call(self, call: cst.Call, code: str, depth: int) -> Estimate:
+        func = call.func
+        name = func.value if isinstance(func, cst.Name) else None
+        if name == "range":
+            return self._range(call, code)
+        if name in ("enumerate", "reversed", "sorted", "list", "tqdm", "iter") and call.args:
+            return self.iterable(call.args[0].value, depth + 1)
+        if name == "zip" and call.args:
+            estimates = [self.iterable(a.value, depth + 1) for a in call.args]
+            counted = [e for e in estimates if e.count is not None]
+            if counted:
+                return min(counted, key=lambda e: e.count or 0)
+            if any(e.size is Size.DATA for e in estimates):
+                return next(e for e in estimates if e.size is Size.DATA)
+            return UNKNOWN
+        if isinstance(func, cst.Attribute) and func.attr.value == "take" and call.args:
+            count = self.number(call.args[0].value)
+            if count is not None and self.values.kind(func.value) is Kind.DATASET:
+                return _counted(count, f"`{code}`")
+        kind = self.values.kind(call)
+        if kind in _DATA_KINDS:
+            return Estimate(Size.DATA, None, f"`{code}` is a {kind.value}")
+        return UNKNOWN
+
+    def _slice_length(self, expr: cst.BaseExpression) -> Optional[int]:
+        """``x[:5]``, ``x[2:6]``: the length a literal slice gives (at most)."""
+        if not isinstance(expr, cst.Subscript) or len(expr.slice) != 1:
+            return None
+        index = expr.slice[0].slice
+        if not isinstance(index, cst.Slice) or index.upper is None or index.step is not None:
+            return None
+        upper = self.number(index.upper)
+        lower = self.number(index.lower) if index.lower is not None else 0
+        if upper is None or lower is None or upper < 0 or lower < 0:
+            return None
+        return max(0, upper - lower)
+
+    def _range(self, call: cst.Call, code: str) -> Estimate:
+        if not 1 <= len(call.args) <= 3 or any(a.keyword for a in call.args):
+            return UNKNOWN
+        bounds = [self.number(a.value) for a in call.args]
+        if all(b is not None for b in bounds):
+            numbers = [b for b in bounds if b is not None]
+            if len(numbers) == 3 and numbers[2] == 0:
+                return UNKNOWN
+            return _counted(len(range(*numbers)), f"`{code}`")
+        stop = call.args[0].value if len(call.args) == 1 else call.args[1].value
+        if self._data_size(stop):
+            return Estimate(Size.DATA, None, f"`{code}` walks data")
+        return UNKNOWN
+
+    def _data_size(self, expr: cst.BaseExpression) -> bool:
+        """``len(x)`` or ``x.shape[0]`` of an array, dataset or list that is not a literal."""
+        if (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Name)
+            and expr.func.value == "len"
+            and expr.args
+        ):
+            inner = expr.args[0].value
+            return self.iterable(inner).size is not Size.TINY and not isinstance(
+                self.sem.value_of(inner) if isinstance(inner, cst.Name) else None,
+                (cst.List, cst.Tuple),
+            )
+        if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute):
+            return expr.value.attr.value == "shape"
+        return False
+
+    def number(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[int]:
+        """The int ``expr`` stands for: a literal, ``len`` of a literal, a name
+        bound only to one of these, or arithmetic on them."""
+        if depth > 4:
+            return None
+        if isinstance(expr, cst.Integer):
+            return int(expr.evaluated_value)
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+            inner = self.number(expr.expression, depth + 1)
+            return -inner if inner is not None else None
+        if isinstance(expr, (cst.Name, cst.Attribute)):
+            value = self.sem.value_of(expr)
+            return self.number(value, depth + 1) if value is not None else None
+        if (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Name)
+            and expr.func.value == "len"
+            and len(expr.args) == 1
+        ):
+            items = self.iterable(expr.args[0].value, depth + 1)
+            return items.count if items.size is Size.TINY else None
+        if isinstance(expr, cst.BinaryOperation):
+            left, right = self.number(expr.left, depth + 1), self.number(expr.right, depth + 1)
+            if left is None or right is None:
+                return None
+            op = expr.operator
+            if isinstance(op, cst.Add):
+                return left + right
+            if isinstance(op, cst.Subtract):
+                return left - right
+            if isinstance(op, cst.Multiply):
+                return left * right
+            if isinstance(op, cst.FloorDivide) and right:
+                return left // right
+        return None
+
+    def _while(self, loop: cst.While) -> Estimate:
+        """``while not done`` / ``while True``: an episode or a stream (data-sized);
+        ``while i < n``: ``n`` iterations when ``n`` is known."""
+        test = loop.test
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            bound = self.number(test.comparisons[0].comparator)
+            if bound is not None and isinstance(test.comparisons[0].operator, cst.LessThan):
+                start = self._start(test.left, loop)
+                if start is not None:
+                    return _counted(max(0, bound - start), f"`while {_clip(self.ctx.code(test))}`")
+            return UNKNOWN
+        return Estimate(Size.DATA, None, f"`while {_clip(self.ctx.code(test))}` (an episode)")
+
+    def _start(self, counter, loop: cst.While) -> Optional[int]:
+        if not isinstance(counter, cst.Name):
+            return None
+        before = [b for b in self.sem.lookup(counter.value, loop) if b.plain]
+        return self.number(before[-1].value) if before else None  # type: ignore[arg-type]
+
+
+def _counted(count: int, why: str) -> Estimate:
+    size = Size.TINY if count <= TINY else Size.DATA
+    return Estimate(size, count, why)
+
+
+def _times(a: Estimate, b: Estimate) -> Estimate:
+    if Size.DATA in (a.size, b.size):
+        return a if a.size is Size.DATA else b
+    if a.count is None or b.count is None:
+        return UNKNOWN
+    return _counted(a.count * b.count, f"{a.why} x {b.why}")
+
+
+def _clip(text: str, width: int = 40) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."
