@@ -134,6 +134,12 @@ def build_parser() -> argparse.ArgumentParser:
     explain = sub.add_parser("explain", help="print a rule's documentation")
     explain.add_argument("code", metavar="CODE")
 
+    why = sub.add_parser("why", help="what each rule decided at FILE:LINE, and why")
+    why.add_argument("location", metavar="FILE:LINE")
+    why.add_argument(
+        "--select", action="append", metavar="CODE", help="only these rules (prefixes)"
+    )
+
     clean = sub.add_parser("clean", help="remove the cache folder")
     clean.add_argument(
         "--cache-dir", help="the cache folder (default: .tflint-perf-cache at the project root)"
@@ -179,6 +185,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return run_explain(args)
         if args.command == "clean":
             return run_clean(args)
+        if args.command == "why":
+            from tflint_perf.why import WhyError, run_why
+
+            try:
+                return run_why(args.location, args.select)
+            except WhyError as exc:
+                sys.stderr.write(f"tflint-perf: error: {exc}\n")
+                return EXIT_ERROR
     except (ConfigError, PathError) as exc:
         sys.stderr.write(f"tflint-perf: error: {exc}\n")
         return EXIT_ERROR

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Dict, Iterator, List, Mapping, Optional, Type,
 from tflint_perf.engine import cst
 from tflint_perf.engine.cells import Cells
 from tflint_perf.engine.names import ImportTable
+from tflint_perf.engine.reasons import Silence
 from tflint_perf.engine.rule import Edit, Finding, Fix
 
 if TYPE_CHECKING:
@@ -34,6 +35,8 @@ class FileContext:
         self.spans: Dict[cst.CSTNode, List[int]] = {}  # node -> [first, last] walk index
         self.ancestors: List[cst.CSTNode] = []  # chain above the visited node
         self.findings: List[Finding] = []
+        self.recording = False  # record silent exits (``tflint-perf why``)
+        self.silences: List[Silence] = []
         self._positions: Optional[Mapping[cst.CSTNode, CodeRange]] = None
         self._line_starts: Optional[List[int]] = None
         self._shared: dict = {}
@@ -173,6 +176,10 @@ class FileContext:
                 detail=detail,
             )
         )
+
+    def add_silence(self, rule, node: cst.CSTNode, reason, detail: str) -> None:
+        rng = self.position(node)
+        self.silences.append(Silence(rule.code, rng.start.line, rng.end.line, reason, detail))
 
 
 def positions_of(module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:

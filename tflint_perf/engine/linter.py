@@ -147,6 +147,7 @@ def lint_source(
     cell_marker: Optional[Pattern] = None,
     tree: Optional[ast.Module] = None,
     screen: bool = True,
+    silences: Optional[list] = None,
 ) -> List[Finding]:
     """Findings for one module, noqa applied, sorted by position.
 
@@ -154,6 +155,8 @@ def lint_source(
     scripts with ``# %%`` markers are split into cells on their own.
     ``tree`` is the module's ``ast`` tree when the caller has one (flake8);
     ``screen=False`` skips the rules' screens (to test that they lose nothing).
+    ``silences``: a list to record the rules' silent exits in (``tflint-perf
+    why``; screens are skipped then, so every rule looks).
     """
     if noqa.file_is_exempt(source):
         return []
@@ -161,7 +164,7 @@ def lint_source(
     if not rules:
         return _located(check_syntax(source, path, cell_marker), source, path, cell_marker)
     tree = tree if tree is not None else cpython_tree(source)
-    if tree is not None and screen:
+    if tree is not None and screen and silences is None:
         passing = screened(rules, Facts(source, tree))
         if passing is None:
             return []  # parses, and no rule can report here: LibCST not needed
@@ -169,7 +172,7 @@ def lint_source(
     parsed = parse(source, path, cell_marker, tree)
     findings = list(parsed.errors)
     if parsed.module is not None:
-        findings += _run_rules(parsed, path, rules)
+        findings += _run_rules(parsed, path, rules, silences)
     noqa_lines = noqa.NoqaLines(source)
     kept = [f for f in findings if not noqa_lines.suppresses(f.code, f.line)]
     if parsed.cells is not None and parsed.cells.in_notebook:
@@ -184,9 +187,13 @@ def screened(rules: List[Type[Rule]], facts: Facts) -> Optional[List[Type[Rule]]
     return kept or None
 
 
-def _run_rules(parsed: Parsed, path: str, rules: List[Type[Rule]]) -> List[Finding]:
+def _run_rules(
+    parsed: Parsed, path: str, rules: List[Type[Rule]], silences: Optional[list] = None
+) -> List[Finding]:
     assert parsed.module is not None, "lint_source runs the rules only on a parsed module"
     ctx = FileContext(path, parsed.source, parsed.module, parsed.cells)
+    if silences is not None:
+        ctx.recording, ctx.silences = True, silences
     if not (ctx.imports.uses_tensorflow or ctx.imports.uses_numpy):
         return []
     instances = [rule_class(ctx) for rule_class in rules]

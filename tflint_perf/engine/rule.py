@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     import libcst as cst
 
     from tflint_perf.engine.context import FileContext
+    from tflint_perf.engine.reasons import Reason
     from tflint_perf.engine.screen import Facts
 
 SAFE = "safe"
@@ -106,6 +107,12 @@ class Rule:
     ) -> None:
         text = message if message is not None else self.message.format(**fields)
         self.ctx.add_finding(self, node, text, fix, detail)
+
+    def silent(self, node: "cst.CSTNode", reason: "Reason", detail: str = "") -> None:
+        """Record why the rule does not report at ``node`` (``tflint-perf why``);
+        costs nothing unless recording is on."""
+        if self.ctx.recording:
+            self.ctx.add_silence(self, node, reason, detail)
 
     def finish(self) -> None:
         """Called once after the walk, for whole-module analysis."""
