@@ -2,8 +2,9 @@
 
 ``fixtures/<CODE>/`` holds, per rule:
 
-- ``bad_<case>.py`` with ``bad_<case>.expected``: one ``LINE:COL CODE message``
-  per finding that all rules together must report (what users read, pinned);
+- ``bad_<case>.py`` with ``bad_<case>.expected``: one ``LINE:COL CODE headline``
+  per finding that all rules together must report, followed by the lines of
+  its detail indented by four spaces (what users read, pinned);
 - ``ok_<case>.py``: a near miss on which no rule may report;
 - ``bad_<case>.fixed.py``: the file after ``--fix`` (safe fixes), and
   ``bad_<case>.unsafe.fixed.py`` after ``--fix --unsafe-fixes``, where the
@@ -22,27 +23,38 @@ def sources():
     return sorted(p for p in FIXTURES.glob("TFP*/*.py") if not p.name.endswith(".fixed.py"))
 
 
+DETAIL_INDENT = "    "
+
+
 def diagnostic(finding) -> str:
-    """One expected line: ``LINE:COL CODE message``."""
-    return f"{finding.line}:{finding.column} {finding.code} {finding.message}"
+    """One expected entry: ``LINE:COL CODE headline``, then the detail's lines indented."""
+    head = f"{finding.line}:{finding.column} {finding.code} {finding.message}"
+    detail = [DETAIL_INDENT + line for line in finding.detail.splitlines()]
+    return "\n".join([head, *detail])
 
 
 def render(findings) -> list:
     return sorted((diagnostic(f) for f in findings), key=_position)
 
 
-def _position(line: str):
-    where, _, rest = line.partition(" ")
+def _position(entry: str):
+    where, _, rest = entry.partition(" ")
     row, _, col = where.partition(":")
     return (int(row), int(col), rest)
 
 
 def expected_of(path: Path):
+    """The expected entries (a headline line and its detail lines each)."""
     expected = path.with_suffix(".expected")
     if not expected.exists():
         return []
-    lines = [line.rstrip("\n") for line in expected.read_text().splitlines() if line.strip()]
-    return sorted(lines, key=_position)
+    entries: list = []
+    for line in expected.read_text().splitlines():
+        if line.startswith(DETAIL_INDENT) and entries:
+            entries[-1] += "\n" + line
+        elif line.strip():
+            entries.append(line)
+    return sorted(entries, key=_position)
 
 
 def fixed_of(path: Path, unsafe: bool):
