@@ -27,9 +27,15 @@ def test_wheel_contains_rules_and_imports_them(tmp_path):
     assert build.returncode == 0, build.stderr
     (wheel,) = (tmp_path / "dist").glob("tflint_perf-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    rule_files = sorted(p.name for p in (ROOT / "rules").glob("tfp*.py"))
+    # A rule is a module (tfpNNN_x.py) or a package (tfpNNN_x/ with its files).
+    rule_files = sorted(
+        str(p.relative_to(ROOT / "rules"))
+        for p in (ROOT / "rules").glob("tfp*")
+        for p in ([p] if p.suffix == ".py" else sorted(p.glob("*.py")))
+    )
     for name in rule_files:
         assert f"tflint_perf/rules/{name}" in names
+    rules = {name.split("/")[0].removesuffix(".py") for name in rule_files}
     assert "tflint_perf/verify/worker.py" in names
     assert not any(n.startswith(("rules/", "tests/", "fixtures/")) for n in names)
 
@@ -51,5 +57,5 @@ def test_wheel_contains_rules_and_imports_them(tmp_path):
     )
     assert probe.returncode == 0, probe.stderr
     count, location = probe.stdout.split()
-    assert int(count) == len(rule_files)
+    assert int(count) == len(rules)
     assert location.startswith(str(site))

@@ -221,3 +221,20 @@ def test_function_and_method_class_and_statement_of():
     assert sem.function_of(q) is func
     assert sem.method_class(func) is ctx.nodes(cst.ClassDef)[0]
     assert isinstance(sem.statement_of(q), cst.Return)
+
+
+def test_derived_names_follow_a_result_through_the_loop_and_if_choices():
+    ctx, sem = model(
+        """
+        while not done:
+            q = model.predict(obs)
+            action = q.argmax()
+            if action > 0:
+                label = "right"
+            obs, reward, done, info = env.step(action)
+            steps = steps + 1
+        """
+    )
+    loop = ctx.nodes(cst.While)[0]
+    call = find(ctx, cst.Call, "model.predict(obs)")
+    assert sem.derived(loop, call) == {"q", "action", "label", "obs", "reward", "done", "info"}

@@ -35,6 +35,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Set, Union, cast
 
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import dotted
+from tflint_perf.engine.nodes import node_types
 from tflint_perf.engine.walk import children
 
 
@@ -64,19 +65,21 @@ class BindingKind(enum.Enum):
 MUTATORS = frozenset(
     {"append", "extend", "insert", "add", "update", "appendleft", "extendleft", "put"}
 )
-SCOPE_NODES = (
-    cst.FunctionDef,
-    cst.ClassDef,
-    cst.Lambda,
-    cst.ListComp,
-    cst.SetComp,
-    cst.DictComp,
-    cst.GeneratorExp,
+# Node groups as lazy tuples: naming them does not load LibCST (engine/nodes.py).
+SCOPE_NODES = cast(
+    "tuple[type[cst.FunctionDef], type[cst.ClassDef], type[cst.Lambda], type[cst.ListComp],"
+    " type[cst.SetComp], type[cst.DictComp], type[cst.GeneratorExp]]",
+    node_types(
+        "FunctionDef", "ClassDef", "Lambda", "ListComp", "SetComp", "DictComp", "GeneratorExp"
+    ),
 )
-COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
-LOOPS = (cst.For, cst.While)
+COMPREHENSIONS = cast(
+    "tuple[type[cst.ListComp], type[cst.SetComp], type[cst.DictComp], type[cst.GeneratorExp]]",
+    node_types("ListComp", "SetComp", "DictComp", "GeneratorExp"),
+)
+LOOPS = cast("tuple[type[cst.For], type[cst.While]]", node_types("For", "While"))
 # Statements whose blocks may not run (or run one of several branches).
-_CONDITIONAL = (cst.If, cst.Else, cst.For, cst.While, cst.Try, cst.ExceptHandler, cst.MatchCase)
+_CONDITIONAL = node_types("If", "Else", "For", "While", "Try", "ExceptHandler", "MatchCase")
 
 
 @dataclass(eq=False)
@@ -137,7 +140,8 @@ class SemanticModel:
     # -- building -----------------------------------------------------------
     def _build(self) -> None:
         ctx = self.ctx
-        for node_type in SCOPE_NODES:
+        scope_types = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp)
+        for node_type in scope_types + (cst.DictComp, cst.GeneratorExp):
             for node in ctx.nodes(node_type):
                 self.scope(node)
         for node in ctx.nodes(cst.Global):
@@ -545,9 +549,52 @@ class SemanticModel:
                     changed = True
         return varying
 
+    def derived(self, region: cst.CSTNode, source: cst.CSTNode) -> Set[str]:
+        """Names bound in ``region`` whose value is computed from ``source`` (an
+        expression inside it), directly or through other such names; what an
+        ``if`` on a derived value chooses is derived too."""
+        bindings = self.bindings_in(region)
+        derived: Set[str] = set()
+        for binding in bindings:
+            if self.ctx.contains(binding.statement, source) and binding.statement is not region:
+                derived.add(binding.name.split(".", 1)[0])
+        tests = [
+            (node, set(self.reads(node.test)))
+            for node in self.ctx.nodes(cst.If)
+            if self.ctx.contains(region, node)
+        ]
+        changed = True
+        while changed:
+            changed = False
+            for binding in bindings:
+                root = binding.name.split(".", 1)[0]
+                if root in derived:
+                    continue
+                made_from = _binding_input(binding)
+                inputs = set(self.reads(made_from)) if made_from is not None else set()
+                chosen = any(
+                    names & derived and self.ctx.contains(node, binding.statement)
+                    for node, names in tests
+                )
+                if inputs & derived or chosen:
+                    derived.add(root)
+                    changed = True
+        return derived
+
     def read_in(self, name: str, region: cst.CSTNode) -> bool:
         """Whether ``region`` reads ``name``."""
         return name in self.reads(region)
+
+
+def _binding_input(binding: Binding) -> Optional[cst.CSTNode]:
+    """What a binding's new value is computed from."""
+    if binding.source is not None:
+        return binding.source
+    if binding.value is not None:
+        return binding.value
+    if binding.kind is BindingKind.MUTATION:
+        return binding.statement
+    return None
 
 
 def _evaluated_inside(scope_node, child, below, node) -> bool:

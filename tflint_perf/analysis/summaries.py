@@ -114,6 +114,8 @@ class Summaries:
         if qualname is not None:
             return api.effects(qualname), None
         func = call.func
+        if self.graph.resolve(call):
+            return Effect.NONE, None  # the module's own function runs: its summary says
         if isinstance(func, cst.Attribute):
             receiver = self.values.kind(func.value)
             effects = api.method_effects(receiver, func.attr.value)

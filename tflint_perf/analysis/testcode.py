@@ -33,24 +33,22 @@ def is_test_module(ctx) -> bool:
     )
 
 
-def in_test_code(ctx, node: cst.CSTNode) -> bool:
-    """A test module, a ``test*`` function, or a ``*TestCase`` class.
+# Test case classes of the test frameworks, by qualified name prefix.
+_TEST_CASE_BASES = ("unittest.", "absl.testing.", "tensorflow.test.", "pytest.")
 
-    Needs complete parents (call it from ``finish()``).
+
+def in_test_code(ctx, node: cst.CSTNode) -> bool:
+    """A test module, or a method of a test framework's test case class.
+
+    The name of a function is no evidence (``def test(self, episodes)`` is
+    often an evaluation rollout): only the file's path and its use of a
+    test framework are. Needs complete parents (call it from ``finish()``).
     """
     if is_test_module(ctx):
         return True
     for parent in ctx.ancestors_of(node):
-        if isinstance(parent, cst.FunctionDef) and parent.name.value.startswith("test"):
-            return True
         if isinstance(parent, cst.ClassDef):
-            for base_arg in parent.bases:
-                name = base_arg.value
-                text = (
-                    name.attr.value
-                    if isinstance(name, cst.Attribute)
-                    else getattr(name, "value", "")
-                )
-                if isinstance(text, str) and text.endswith("TestCase"):
+            for base in parent.bases:
+                if (ctx.qualname(base.value) or "").startswith(_TEST_CASE_BASES):
                     return True
     return False

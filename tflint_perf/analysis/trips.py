@@ -137,7 +137,7 @@ class Trips:
                     return inner
         kind = self.values.kind(expr)
         if kind in _DATA_KINDS:
-            return Estimate(Size.DATA, None, f"`{code}` is a {kind.value}")
+            return Estimate(Size.DATA, None, f"one iteration per item of `{code}`, a {kind.value}")
         return UNKNOWN
 
     def _call(self, call: cst.Call, code: str, depth: int) -> Estimate:
@@ -161,7 +161,7 @@ class Trips:
                 return _counted(count, f"`{code}`")
         kind = self.values.kind(call)
         if kind in _DATA_KINDS:
-            return Estimate(Size.DATA, None, f"`{code}` is a {kind.value}")
+            return Estimate(Size.DATA, None, f"one iteration per item of `{code}`, a {kind.value}")
         return UNKNOWN
 
     def _slice_length(self, expr: cst.BaseExpression) -> Optional[int]:
@@ -188,7 +188,7 @@ class Trips:
             return _counted(len(range(*numbers)), f"`{code}`")
         stop = call.args[0].value if len(call.args) == 1 else call.args[1].value
         if self._data_size(stop):
-            return Estimate(Size.DATA, None, f"`{code}` walks data")
+            return Estimate(Size.DATA, None, f"one iteration per item of the data (`{code}`)")
         return UNKNOWN
 
     def _data_size(self, expr: cst.BaseExpression) -> bool:
@@ -255,7 +255,7 @@ class Trips:
                 if start is not None:
                     return _counted(max(0, bound - start), f"`while {_clip(self.ctx.code(test))}`")
             return UNKNOWN
-        return Estimate(Size.DATA, None, f"`while {_clip(self.ctx.code(test))}` (an episode)")
+        return Estimate(Size.DATA, None, f"`while {_clip(self.ctx.code(test))}` runs until done")
 
     def _start(self, counter, loop: cst.While) -> Optional[int]:
         if not isinstance(counter, cst.Name):

@@ -88,3 +88,35 @@ LAYER_METHODS = merge(
 OPTIMIZER_METHODS = names(
     "apply_gradients minimize apply", Api(Kind.UNKNOWN, E.UPDATE | E.GRAPH_GROWTH)
 )
+
+# Methods that run Keras inference on a model (predict_classes/predict_proba:
+# Sequential before TF 2.6).
+INFERENCE_METHODS = frozenset({"predict", "predict_on_batch", "predict_classes", "predict_proba"})
+# Inference methods only Keras models have (scikit-learn has predict and predict_proba).
+KERAS_ONLY_INFERENCE = frozenset({"predict_on_batch", "predict_classes"})
+# Keywords only Keras' predict takes (scikit-learn's takes just X): evidence of a Keras model.
+KERAS_PREDICT_KEYWORDS = frozenset(
+    {
+        "verbose",
+        "batch_size",
+        "steps",
+        "callbacks",
+        "max_queue_size",
+        "workers",
+        "use_multiprocessing",
+    }
+)
+# Calls that change a model's weights or graph: its predictions differ afterwards.
+MODEL_CHANGING_METHODS = frozenset(
+    {
+        "fit",
+        "fit_generator",
+        "train_on_batch",
+        "apply_gradients",
+        "minimize",
+        "set_weights",
+        "load_weights",
+        "compile",
+    }
+)
+CALLBACK_BASE = "keras.callbacks.Callback"

@@ -1,0 +1,126 @@
+"""Is this call Keras inference, and on which model?"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Union
+
+from tflint_perf.analysis.api import Kind
+from tflint_perf.analysis.api.keras import (
+    CALLBACK_BASE,
+    INFERENCE_METHODS,
+    KERAS_ONLY_INFERENCE,
+    KERAS_PREDICT_KEYWORDS,
+)
+from tflint_perf.analysis.api.others import MODEL_LOADER_ROOTS, OTHER_PREDICTOR_ROOTS
+from tflint_perf.analysis.calls import CallGraph
+from tflint_perf.analysis.semantic import BindingKind, SemanticModel
+from tflint_perf.analysis.values import Values
+from tflint_perf.engine import cst
+from tflint_perf.engine.reasons import Reason
+
+CALL = "__call__"
+
+
+@dataclass(frozen=True)
+class Inference:
+    method: str  # predict, predict_on_batch, ... or __call__ (``model(x)``)
+    model: cst.BaseExpression  # the model expression (``self.model``)
+    known: bool  # the model is known to be Keras (not only likely)
+
+
+@dataclass(frozen=True)
+class NotInference:
+    reason: Reason
+    detail: str
+
+
+def inference_method(call: cst.Call) -> Optional[str]:
+    """The inference method a call spells (``x.predict``), or ``__call__`` for ``f(x)``."""
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value if func.attr.value in INFERENCE_METHODS else None
+    return CALL if isinstance(func, cst.Name) else None
+
+
+class Receivers:
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self.values: Values = ctx.shared(Values)
+        self.sem: SemanticModel = ctx.shared(SemanticModel)
+        self.graph: CallGraph = ctx.shared(CallGraph)
+        imports = ctx.imports
+        self.keras_only = imports.uses_tensorflow and not imports.imports_any(
+            *OTHER_PREDICTOR_ROOTS
+        )
+
+    def classify(self, call: cst.Call, method: str) -> Union[Inference, NotInference, None]:
+        """Inference on a Keras model; a reason when it looks like one but is not
+        (or cannot be told); None when it is no inference-like call at all."""
+        func = call.func
+        if method == CALL:
+            assert isinstance(func, cst.Name)
+            if self.values.kind(func) is Kind.KERAS_MODEL:
+                return Inference(CALL, func, True)
+            if self._passed_in(func) and self._numpy_of_result(call):
+                return Inference(CALL, func, False)  # f(x).numpy(): a TF model passed in
+            return None
+        assert isinstance(func, cst.Attribute)
+        model = func.value
+        if self.graph.resolve(call):
+            return NotInference(Reason.OTHER_LIBRARY, f"`{method}` of a class of this module")
+        kind = self.values.kind(model)
+        if kind is Kind.KERAS_MODEL:
+            return Inference(method, model, True)
+        if kind is Kind.OTHER_MODEL or self._loaded_elsewhere(model):
+            return NotInference(Reason.OTHER_LIBRARY, "a model of another library")
+        if kind is not Kind.UNKNOWN:
+            return NotInference(Reason.OTHER_LIBRARY, f"`{method}` of a {kind.value}")
+        if self._keras_evidence(call, method):
+            return Inference(method, model, False)
+        return NotInference(Reason.UNRESOLVED, "the model's library is not known")
+
+    def _passed_in(self, func: cst.Name) -> bool:
+        """Bound only as a parameter (not a def, class or import of this module)."""
+        found = self.sem.lookup_name(func)
+        return bool(found) and all(b.kind is BindingKind.PARAMETER for b in found)
+
+    def _numpy_of_result(self, call: cst.Call) -> bool:
+        parent = self.ctx.parent(call)
+        return (
+            isinstance(parent, cst.Attribute)
+            and parent.attr.value == "numpy"
+            and isinstance(self.ctx.parent(parent), cst.Call)
+            and self.ctx.imports.uses_tensorflow
+        )
+
+    def _keras_evidence(self, call: cst.Call, method: str) -> bool:
+        """A Keras-only method or keyword, ``self.model`` in a Keras callback, or a
+        module where only Keras has a ``predict`` and no class of its own defines one."""
+        if method in KERAS_ONLY_INFERENCE:
+            return True
+        if any(
+            a.keyword is not None and a.keyword.value in KERAS_PREDICT_KEYWORDS for a in call.args
+        ):
+            return True
+        if self._in_keras_callback(call):
+            return True
+        defined_here = any(f.name.value == method for f in self.ctx.nodes(cst.FunctionDef))
+        return self.keras_only and not defined_here
+
+    def _in_keras_callback(self, call: cst.Call) -> bool:
+        cls = self.sem.method_class(self.sem.function_of(call))
+        return cls is not None and any(
+            self.ctx.qualname(base.value) == CALLBACK_BASE for base in cls.bases
+        )
+
+    def _loaded_elsewhere(self, model: cst.BaseExpression) -> bool:
+        """Bound to what a pickling library loads (a scikit-learn estimator, mostly)."""
+        for binding in (
+            self.sem.lookup_name(model) if isinstance(model, (cst.Name, cst.Attribute)) else []
+        ):
+            if binding.kind is BindingKind.ASSIGNMENT and isinstance(binding.value, cst.Call):
+                root = (self.ctx.call_name(binding.value) or "").split(".", 1)[0]
+                if root in MODEL_LOADER_ROOTS or root in OTHER_PREDICTOR_ROOTS:
+                    return True
+        return False

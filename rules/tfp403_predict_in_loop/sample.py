@@ -1,0 +1,121 @@
+"""Is the input of an inference call one sample?
+
+Either the source makes a batch of one (``x[None]``, ``np.expand_dims(x,
+0)``, ``s.reshape(1, -1)``, ``[image]`` for a helper that batches a list:
+``analysis/samples.py``), or the caller takes the first row of the output
+(``predict(x)[0]``, ``np.argmax(predict(x))``, ``r = predict(x)`` then
+``r[0]``), which only makes sense for one sample.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from tflint_perf.analysis.samples import batch_of_one, built_with_rows
+from tflint_perf.engine import cst
+from tflint_perf.engine.walk import descendants
+
+# Element-wise steps a prediction may pass through before it is reduced to one.
+_FLATTENING = frozenset({"ravel", "flatten", "squeeze"})
+
+
+def one_sample(
+    ctx, sem, data, call: cst.Call, region: cst.CSTNode, varies: bool = True
+) -> Optional[cst.CSTNode]:
+    """The expression showing that ``data`` is one sample, else None. Keeping
+    the first row of the output counts only for an input that changes per
+    iteration and that the source does not build with several rows."""
+    made = batch_of_one(ctx, data, sem.value_of)
+    if made is not None:
+        return made
+    if (
+        varies
+        and isinstance(data, (cst.Name, cst.Attribute))
+        and not built_with_rows(ctx, data, sem.value_of)
+        and first_of_result(ctx, call, region)
+    ):
+        return data
+    return None
+
+
+def one_item(ctx, sem, arg) -> Optional[cst.CSTNode]:
+    """What makes a helper's argument one sample: ``[image]`` (a list of one item
+    for a helper that batches a list) or a batch of one."""
+    value = arg
+    for _ in range(3):
+        if not isinstance(value, cst.Name):
+            break
+        value = sem.value_of(value)
+    if isinstance(value, cst.List) and len(value.elements) == 1:
+        if not isinstance(value.elements[0], cst.StarredElement):
+            return value
+    return batch_of_one(ctx, arg, sem.value_of)
+
+
+def first_of_result(ctx, call: cst.Call, region: cst.CSTNode) -> bool:
+    """The caller keeps only the first row of the output, on the call or on the
+    name it is assigned to (in ``region``)."""
+    if reduced_to_one(ctx, call):
+        return True
+    parent = ctx.parent(call)
+    while isinstance(parent, cst.Attribute) and parent.attr.value in _FLATTENING:
+        parent = ctx.parent(ctx.parent(parent))  # r = predict(x).ravel()
+    if not (
+        isinstance(parent, cst.Assign)
+        and len(parent.targets) == 1
+        and isinstance(parent.targets[0].target, cst.Name)
+    ):
+        return False
+    result = parent.targets[0].target.value
+    return any(
+        isinstance(node, cst.Name)
+        and node.value == result
+        and node is not parent.targets[0].target
+        and reduced_to_one(ctx, node)
+        for node in descendants(region, skip_scopes=True)
+    )
+
+
+def reduced_to_one(ctx, node: cst.CSTNode) -> bool:
+    """``node`` (a prediction) is indexed ``[0]``, given whole to ``np.argmax``, or
+    used as the probabilities of ``np.random.choice``, directly or through
+    element-wise arithmetic, ``abs`` or ``.ravel()``."""
+    for _ in range(4):
+        parent = ctx.parent(node)
+        if isinstance(parent, cst.Subscript) and parent.value is node:
+            return _index_zero(parent)
+        if isinstance(parent, cst.Arg):
+            outer = ctx.parent(parent)
+            qual = ctx.call_name(outer) or ""
+            if qual == "numpy.argmax" and len(outer.args) == 1:
+                return True
+            if qual == "numpy.random.choice" and parent.keyword is not None:
+                return parent.keyword.value == "p"
+            if not (isinstance(outer, cst.Call) and qual in ("", "numpy.abs") and _is_abs(outer)):
+                return False
+            node = outer
+        elif isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
+            node = parent
+        elif isinstance(parent, cst.Attribute) and parent.attr.value in _FLATTENING:
+            outer = ctx.parent(parent)
+            if not (isinstance(outer, cst.Call) and outer.func is parent):
+                return False
+            node = outer
+        else:
+            return False
+    return False
+
+
+def _is_abs(call: cst.Call) -> bool:
+    func = call.func
+    last = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+    return len(call.args) == 1 and last == "abs"
+
+
+def _index_zero(sub: cst.Subscript) -> bool:
+    index = sub.slice[0].slice
+    return (
+        isinstance(index, cst.Index)
+        and isinstance(index.value, cst.Integer)
+        and index.value.value == "0"
+    )
