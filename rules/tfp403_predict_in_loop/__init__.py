@@ -29,11 +29,11 @@ class PredictInLoop(Rule):
     `for`/`while` loop or a comprehension, directly or through the
     functions the loop calls (any depth of wrappers, methods through `self`
     and the class hierarchy, and callables passed as arguments, such as a
-    policy handed to a rollout loop). It reports at the call made where the
-    one sample is made: the inference call itself, or the call of the
-    helper that runs it when the caller makes the sample (`detect(net,
-    [frame])`, `self.predict(state.reshape(1, -1))`): that is the code to
-    change.
+    policy handed to a rollout loop). It reports at the inference call, or,
+    when a function on the way from the loop makes the one sample and hands
+    it to a thin helper that runs the inference
+    (`q = self.predict(state.reshape(1, -1))[0]`), at that helper call: that
+    is the code to change.
 
     One sample is what the code shows: `x[i:i+1]`, `x[i][None]`,
     `np.expand_dims(x, 0)`, `s.reshape(1, -1)`, `np.array([s])`,

@@ -25,7 +25,10 @@ def one_sample(
     """The expression showing that ``data`` is one sample, else None. Keeping
     the first row of the output counts only for an input that changes per
     iteration and that the source does not build with several rows."""
-    made = batch_of_one(ctx, data, sem.value_of)
+    def value(name):
+        return _value_entering(ctx, sem, name, region)
+
+    made = batch_of_one(ctx, data, value)
     if made is not None:
         return made
     if (
@@ -35,6 +38,18 @@ def one_sample(
         and first_of_result(ctx, call, region)
     ):
         return data
+    return None
+
+
+def _value_entering(ctx, sem, name, region: cst.CSTNode):
+    """The value ``name`` holds where it is read; in a loop that rebinds it
+    (``h`` fed back from the prediction), the value it enters the loop with."""
+    found = sem.lookup_name(name)
+    if len(found) == 1:
+        return found[0].value if found[0].plain else None
+    outside = [b for b in found if not ctx.contains(region, b.statement)]
+    if len(outside) == 1 and outside[0].plain:
+        return outside[0].value
     return None
 
 

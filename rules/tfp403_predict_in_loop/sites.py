@@ -62,10 +62,17 @@ class Sites:
         self.summaries: Summaries = ctx.shared(Summaries)
 
     def report_at(self, call: cst.Call, site: Site) -> cst.Call:
-        """Where to report: the call, on the way from the loop to the inference,
-        made in the function that makes the one sample (where the code changes)."""
+        """Where to report: the inference call; or, when a function on the way
+        from the loop makes the one sample and hands it to a helper that runs
+        the inference (``q = self.predict(state.reshape(1, -1))[0]``), that
+        helper call: there the code changes."""
+        path = site.path or (call,)
+        if len(path) < 2:
+            return call
         home = self.sem.function_of(site.sample)
-        for each in reversed(site.path or (call,)):
+        if home is self.sem.function_of(path[0]):
+            return call  # the loop makes the sample: the helper's inference is the code to change
+        for each in reversed(path):
             if self.sem.function_of(each) is home:
                 return each
         return call

@@ -108,7 +108,7 @@ class CallGraph:
         if func is None:
             return []
         out: List[cst.FunctionDef] = []
-        for site in self._direct_callers(func):
+        for site in self.direct_callers(func):
             arg = self.argument(site, func, binding.name)
             if isinstance(arg, (cst.Name, cst.Attribute)):
                 out += self._targets(arg, site, depth + 1)
@@ -142,8 +142,11 @@ class CallGraph:
                     self._callers.setdefault(target, []).append(call)
         return self._callers.get(func, [])
 
-    def _direct_callers(self, func: cst.FunctionDef) -> List[cst.Call]:
-        """Callers found without following parameters (what parameters are passed)."""
+    def direct_callers(self, func: cst.FunctionDef) -> List[cst.Call]:
+        """Callers found without following parameters (what parameters are passed).
+
+        While the index is being built (resolving a call may ask what a
+        parameter holds, which asks for callers), the calls indexed so far."""
         if self._direct is None:
             self._direct = {}
             for call in self.ctx.nodes(cst.Call):

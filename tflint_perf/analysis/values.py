@@ -45,6 +45,7 @@ class Values:
         self._kinds: Dict[cst.CSTNode, object] = {}
         self._classes: Dict[cst.ClassDef, Kind] = {}
         self._returns: Optional[Dict[cst.FunctionDef, List[cst.Return]]] = None
+        self._pending: Set[tuple] = set()  # parameters whose callers are being read
 
     # -- the question ----------------------------------------------------------
     def kind(self, expr: Optional[cst.CSTNode], depth: int = 0) -> Kind:
@@ -314,27 +315,51 @@ class Values:
             self._classes[cls] = known
         return known
 
-    def instance_class(self, expr: cst.CSTNode) -> Optional[cst.ClassDef]:
+    def instance_class(self, expr: cst.CSTNode, depth: int = 0) -> Optional[cst.ClassDef]:
         """The class of this module an object is an instance of: ``self`` in a
-        method, a name or attribute bound to ``C(...)``."""
-        if isinstance(expr, cst.Name):
-            for binding in self.sem.lookup_name(expr):
-                if binding.kind is BindingKind.PARAMETER:
-                    func = binding.scope.function
-                    cls = self.sem.method_class(func)
-                    params = [*func.params.posonly_params, *func.params.params] if func else []
-                    if cls is not None and params and params[0] is binding.statement:
-                        return cls
-        if isinstance(expr, (cst.Name, cst.Attribute)):
-            classes = set()
-            for binding in self.sem.lookup_name(expr) or self._attribute_bindings(expr):
-                if binding.plain and isinstance(binding.value, cst.Call):
-                    cls = self.class_called(binding.value)
-                    if cls is not None:
-                        classes.add(cls)
-            if len(classes) == 1:
-                return classes.pop()
-        return None
+        method, a name or attribute bound to ``C(...)``, an alias of one, or a
+        parameter every caller passes one (``A2CAgent(model)`` then
+        ``self.model = model``)."""
+        if depth > 6 or not isinstance(expr, (cst.Name, cst.Attribute)):
+            return None
+        classes: Set[cst.ClassDef] = set()
+        for binding in self.sem.lookup_name(expr) or self._attribute_bindings(expr):
+            if binding.kind in (BindingKind.MUTATION, BindingKind.AUGMENTED):
+                continue
+            if binding.kind is BindingKind.PARAMETER:
+                found = self._parameter_class(binding, depth)
+            elif binding.plain and isinstance(binding.value, cst.Call):
+                found = self.class_called(binding.value)
+            elif binding.plain and isinstance(binding.value, (cst.Name, cst.Attribute)):
+                found = self.instance_class(binding.value, depth + 1)
+            else:
+                found = None
+            if found is None:
+                return None
+            classes.add(found)
+        return classes.pop() if len(classes) == 1 else None
+
+    def _parameter_class(self, binding: Binding, depth: int) -> Optional[cst.ClassDef]:
+        func = binding.scope.function
+        if func is None:
+            return None
+        cls = self.sem.method_class(func)
+        params = [*func.params.posonly_params, *func.params.params]
+        if cls is not None and params and params[0] is binding.statement:
+            return cls  # self
+        key = (func, binding.name)
+        if key in self._pending:
+            return None
+        self._pending.add(key)
+        try:
+            graph = self._graph()
+            passed = [graph.argument(c, func, binding.name) for c in graph.direct_callers(func)]
+            if not passed or any(a is None for a in passed):
+                return None
+            classes = {self.instance_class(a, depth + 1) for a in passed}
+            return classes.pop() if len(classes) == 1 else None
+        finally:
+            self._pending.discard(key)
 
     def _attribute_bindings(self, expr) -> List[Binding]:
         if not isinstance(expr, cst.Attribute):
