@@ -14,6 +14,8 @@ TAMPERED = "served from the cache"
 
 
 def tflint(cwd, env, *args):
+    if args[:1] == ("check",):  # one line per finding (a later --format wins)
+        args = ("check", "--output-format", "concise", *args[1:])
     return subprocess.run(
         [sys.executable, "-m", "tflint_perf", *args],
         cwd=cwd,

@@ -1,4 +1,4 @@
-"""Output formats: text, json, github (workflow annotations), sarif."""
+"""Output formats: full (code frames) and concise text, json, github (workflow annotations), sarif."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from tflint_perf import __version__
 from tflint_perf.engine.fixes import applicable
 from tflint_perf.engine.rule import SAFE, SYNTAX_CODE, SYNTAX_NAME, Finding, Rule
 
-FORMATS = ("text", "json", "github", "sarif")
+# ``full`` (code frames) is the default; ``text`` is its old name.
+FORMATS = ("full", "concise", "json", "github", "sarif", "text")
 
 
 def finding_to_dict(f: Finding) -> dict:
@@ -43,23 +44,25 @@ def finding_to_dict(f: Finding) -> dict:
             ],
         }
     out.update(f.extra)
+    if "cell" in f.extra:
+        # A notebook: ``line`` is a line of the .ipynb file, so ``column`` is a
+        # column of that line too; the cell's own column is ``cell_column``.
+        out["column"], out["end_column"] = file_columns(f)
+        out["cell_column"], out["cell_end_column"] = f.column, f.end_column
+        out.pop("file_column", None)
+        out.pop("file_end_column", None)
     return out
-
-
-class _Style:
-    def __init__(self, color: bool) -> None:
-        self.color = color
-
-    def __call__(self, text: str, code: str) -> str:
-        return f"\033[{code}m{text}\033[0m" if self.color else text
 
 
 def display_location(f: Finding) -> str:
     """``path:line:col``; notebook findings say which cell."""
-    cell = f.extra.get("cell")
-    if cell is not None:
-        return f"{f.path}:cell {cell}:{f.extra.get('cell_line', f.line)}:{f.column}"
-    return f"{f.path}:{f.line}:{f.column}"
+    from tflint_perf.frames import location
+
+    return location(f)
+
+
+def _fixable(f: Finding, unsafe_fixes: bool) -> bool:
+    return f.fix is not None and (f.fix.safety == SAFE or unsafe_fixes)
 
 
 def write_text(
@@ -70,23 +73,35 @@ def write_text(
     statistics: bool = False,
     quiet: bool = False,
     fixed: int = 0,
+    concise: bool = False,
+    sources=None,
+    show_fixes: bool = True,
 ) -> None:
-    style = _Style(color)
+    """The text formats: ``full`` (a code frame per finding, its text from
+    ``sources``, a ``frames.Sources``) or ``concise`` (one line per finding);
+    then the summary (``quiet``: none)."""
+    from tflint_perf.frames import CODE, FIXABLE, Paint, render
+
+    paint = Paint(color)
     if statistics:
         write_statistics(findings, out, unsafe_fixes)
-        return
-    for f in findings:
-        marker = ""
-        if f.fix is not None and (f.fix.safety == SAFE or unsafe_fixes):
-            marker = style("[*] ", "1;36")
-        out.write(
-            f"{style(display_location(f), '1')}: {style(f.code, '1;31')} {marker}{f.message}\n"
-        )
-    if quiet:
-        return
-    fixable = sum(
-        1 for f in findings if f.fix is not None and (f.fix.safety == SAFE or unsafe_fixes)
-    )
+    elif concise:
+        for f in findings:
+            marker = paint("[*]", FIXABLE) + " " if _fixable(f, unsafe_fixes) else ""
+            where = paint(display_location(f), "1")
+            out.write(f"{where}: {paint(f.code, CODE)} {marker}{f.message}\n")
+    else:
+        for f in findings:
+            unit = sources.unit(f) if sources is not None else None
+            out.write(render(f, unit, paint, _fixable(f, unsafe_fixes), show_fixes))
+    if not quiet:
+        write_summary(findings, out, unsafe_fixes, fixed)
+
+
+def write_summary(
+    findings: Sequence[Finding], out: IO[str], unsafe_fixes: bool = False, fixed: int = 0
+) -> None:
+    fixable = sum(1 for f in findings if _fixable(f, unsafe_fixes))
     hidden = sum(
         1 for f in findings if f.fix is not None and f.fix.safety != SAFE and not unsafe_fixes
     )
@@ -105,11 +120,20 @@ def write_text(
         )
 
 
+def fixed_summary(fixed: int, left: Sequence[Finding], unsafe_fixes: bool = False) -> str:
+    """``--fix-only``'s one line: what was fixed, and the unsafe fixes not applied."""
+    hidden = sum(1 for f in left if f.fix is not None and f.fix.safety != SAFE and not unsafe_fixes)
+    text = f"Fixed {_plural(fixed, 'finding')}" if fixed else "No fixes applied"
+    if hidden:
+        more = _plural(hidden, "additional fix", "additional fixes")
+        text += f" ({more} available with `--unsafe-fixes`)"
+    return text + ".\n"
+
+
 def write_statistics(findings: Sequence[Finding], out: IO[str], unsafe_fixes: bool = False) -> None:
+    """Findings per rule, most frequent first (the summary after it gives the total)."""
     counts = Counter((f.code, f.name) for f in findings)
-    fixable = {
-        f.code for f in findings if f.fix is not None and (f.fix.safety == SAFE or unsafe_fixes)
-    }
+    fixable = {f.code for f in findings if _fixable(f, unsafe_fixes)}
     for (code, name), count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         out.write(f"{count:>5}\t{code}\t{'[*]' if code in fixable else '   '} {name}\n")
 
