@@ -194,7 +194,10 @@ def test_a_file_that_cannot_be_read_again_is_shown_without_a_frame(missing):
     out = io.StringIO()
     sources = Sources() if missing else Sources({"t.py": ""})
     reporters.write_text([finding(detail="")], out, sources=sources, quiet=True)
-    assert out.getvalue() == "TFP302 [*] headline\n --> t.py:4:5\nhelp: Remove the `gc.collect()` call\n\n"
+    assert (
+        out.getvalue()
+        == "TFP302 [*] headline\n --> t.py:4:5\nhelp: Remove the `gc.collect()` call\n\n"
+    )
 
 
 def test_the_flake8_plugin_reports_the_headline_only(monkeypatch):
