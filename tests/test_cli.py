@@ -130,7 +130,7 @@ def test_json_keys(project, cli_env):
 def test_github_format(project, cli_env):
     result = run(["check", "--format", "github", "bad.py"], project, cli_env)
     assert result.stdout.startswith(
-        "::warning file=bad.py,line=4,endLine=4,col=1,endColumn=41,title=TFP301::TFP301 "
+        "::warning file=bad.py,line=4,endLine=4,col=1,endColumn=41,title=TFP301 `tf.config."
     )
 
 

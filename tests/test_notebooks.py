@@ -103,7 +103,7 @@ def test_cli_text_json_sarif_github(env):
     github = tflint(root, "--format", "github", path, env=env).stdout
     assert github.startswith(
         f"::warning file={path},line={finding['line']},endLine={finding['line']},"
-        f"col={column},endColumn={end_column},title=TFP301::"
+        f"col={column},endColumn={end_column},title=TFP301 "
     )
 
 

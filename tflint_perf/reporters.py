@@ -198,8 +198,9 @@ def github_line(f: Finding) -> str:
     column, end_column = file_columns(f)
     if f.end_line <= f.line:
         props += [f"col={column}", f"endColumn={max(end_column, column)}"]
-    props.append(f"title={_escape_property(f.code)}")
-    return f"::{level} {','.join(props)}::{_escape_data(f.code + ' ' + f.message)}\n"
+    # GitHub shows the title in bold above the body: the headline, then the detail.
+    props.append(f"title={_escape_property(f.code + ' ' + f.message)}")
+    return f"::{level} {','.join(props)}::{_escape_data(f.detail or f.message)}\n"
 
 
 def write_github(findings: Sequence[Finding], out: IO[str]) -> None:
@@ -226,18 +227,45 @@ _SYNTAX_RULE = {
     "fullDescription": {"text": "The file could not be parsed or decoded; no rule ran on it."},
     "help": {"text": "Fix the syntax error.", "markdown": "Fix the syntax error."},
     "defaultConfiguration": {"level": "error"},
+    "properties": {"tags": ["correctness"]},
 }
 
 
 def _sarif_rule(rule: Type[Rule]) -> dict:
+    from tflint_perf.docs import rule_url
+
     return {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary()},
         "fullDescription": {"text": rule.doc_sections().get("What it does", rule.summary())},
         "help": {"text": rule.doc(), "markdown": rule.doc()},
+        "helpUri": rule_url(rule.code),
         "defaultConfiguration": {"level": "warning"},
-        "properties": {"fixable": rule.fixable},
+        # GitHub code scanning shows tags and filters by them.
+        "properties": {"fixable": rule.fixable, "tags": ["performance", "tensorflow"]},
+    }
+
+
+def _sarif_fix(f: Finding, uri: str) -> dict:
+    """The fix as SARIF replacements (columns 1-based, end exclusive)."""
+    assert f.fix is not None
+    replacements = [
+        {
+            "deletedRegion": {
+                "startLine": e.line,
+                "startColumn": e.column + 1,
+                "endLine": e.end_line,
+                "endColumn": e.end_column + 1,
+            },
+            "insertedContent": {"text": e.content},
+        }
+        for e in f.fix.edits
+    ]
+    return {
+        "description": {"text": f.fix.message or "Apply the fix"},
+        "artifactChanges": [{"artifactLocation": {"uri": uri}, "replacements": replacements}],
+        "properties": {"safety": f.fix.safety},
     }
 
 
@@ -245,14 +273,22 @@ def _sarif_result(f: Finding, index: dict) -> dict:
     column, end_column = file_columns(f)
     region = {"startLine": f.line, "startColumn": column, "endLine": max(f.end_line, f.line)}
     region["endColumn"] = end_column if f.end_line > f.line else max(end_column, column)
-    location = {"artifactLocation": {"uri": sarif_uri(f.path)}, "region": region}
-    return {
+    uri = sarif_uri(f.path)
+    message = {"text": f.message}
+    if f.detail:
+        message["markdown"] = f"{f.message}\n\n{f.detail}"
+    result = {
         "ruleId": f.code,
         "ruleIndex": index.get(f.code, 0),
         "level": "error" if f.code == SYNTAX_CODE else "warning",
-        "message": {"text": f.message},
-        "locations": [{"physicalLocation": location}],
+        "message": message,
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}, "region": region}}],
     }
+    # A notebook's edits are positions in its joined cells, not in the .ipynb
+    # text SARIF points into: its fixes are left out.
+    if f.fix is not None and "cell" not in f.extra:
+        result["fixes"] = [_sarif_fix(f, uri)]
+    return result
 
 
 def sarif_log(findings: Sequence[Finding], rule_classes: Sequence[Type[Rule]]) -> dict:
