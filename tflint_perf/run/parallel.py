@@ -184,6 +184,8 @@ def lint_files(
             results[index] = lint_and_store(files[index], settings, mode, unsafe, cache)
     else:
         _lint_in_pool(files, todo, results, workers, (settings, mode, unsafe, cache))
+    if cache is not None and cache.writable:
+        cache.prune_missing()
     return results  # type: ignore[return-value]
 
 
