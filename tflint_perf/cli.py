@@ -30,6 +30,26 @@ if TYPE_CHECKING:  # imported at run time only when asked for
     from tflint_perf.gitdiff import Changes
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_TERMINATED = 128 + 15  # SIGTERM, as a shell reports a process it ended
+
+
+class _Terminated(BaseException):
+    """SIGTERM (a CI job cancelled, ``timeout``): unwind like Ctrl-C, so
+    workers are stopped and temporary files removed, then exit quietly."""
+
+
+def _raise_terminated(signum, frame):
+    raise _Terminated()
+
+
+def _on_sigterm(handler):
+    """Install ``handler`` for SIGTERM; the previous one (None off the main thread)."""
+    import signal
+
+    try:
+        return signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: leave signals alone
+        return None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -218,6 +238,17 @@ def _add_speed_options(check) -> None:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    previous = _on_sigterm(_raise_terminated)
+    try:
+        return _main(parser, args)
+    except _Terminated:
+        return EXIT_TERMINATED
+    finally:
+        if previous is not None:
+            _on_sigterm(previous)
+
+
+def _main(parser, args) -> int:
     try:
         if args.command == "check":
             return run_check(args)

@@ -389,15 +389,16 @@ class Cache:
             self._prune()
         return None
 
-    def put(self, path: str, data: bytes, findings: Sequence[Finding]) -> None:
+    def put(self, path: str, data: bytes, findings: Sequence[Finding]) -> Optional[str]:
+        """Store the findings; on the first failed write, why (then no more writes)."""
         if not self.writable or self.key is None:
-            return
+            return None
         absolute = os.path.abspath(path)
         key = self.entry_key(absolute, data)
         try:
             text = json.dumps([_finding_to_json(f) for f in findings], separators=(",", ":"))
         except (TypeError, ValueError):
-            return  # a finding carries something JSON cannot hold: do not cache it
+            return None  # a finding carries something JSON cannot hold: do not cache it
         entry = {
             "format": FORMAT,
             "path": absolute,
@@ -407,8 +408,10 @@ class Cache:
         }
         try:
             _write_atomic(Path(self._entry(absolute)), json.dumps(entry).encode())
-        except OSError:
+        except OSError as exc:
             self.writable = False  # full disk, read-only checkout: lint on, uncached
+            return f"cannot write the cache in {self.directory}: {exc.strerror or exc}"
+        return None
 
     # -- pruning -----------------------------------------------------------
     def _prune(self) -> None:
