@@ -9,12 +9,16 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# -qq: errors only. An editable install of this layout (rules/ installed as
+# tflint_perf.rules) makes setuptools print an "Editable installation" box.
+PIP_INSTALL := $(BIN)/python -m pip install -qq
+
 $(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[verify-test]'  # TensorFlow, for the --verify table
+	$(PIP_INSTALL) -e '.[verify-test]'  # TensorFlow, for the --verify table
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev,verify-test]'  # tensorflow-cpu for tests/test_verify_tf.py
+	$(PIP_INSTALL) -e '.[dev,verify-test]'  # tensorflow-cpu for tests/test_verify_tf.py
 	touch $@
 
 # Exit status 1 means "findings shown": the demo goes on; 2 (an error) stops it.
@@ -50,7 +54,7 @@ lint: $(VENV)/.installed-dev
 # development corpus is linted too when SMOKE_DEV_CORPUS exists (else skipped).
 SMOKE_DEV_CORPUS ?= $(CURDIR)/../corpus-dev
 $(VENV)/.installed-smoke: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'  # no TensorFlow: nothing here runs it
+	$(PIP_INSTALL) -e '.[dev]'  # no TensorFlow: nothing here runs it
 	touch $@
 
 smoke: $(VENV)/.installed-smoke

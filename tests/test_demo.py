@@ -30,6 +30,13 @@ def test_demo_recipes_ignore_no_errors_and_stop_on_a_real_one():
                 assert line.endswith("|| [ $$? -eq 1 ]") or line.endswith("\\"), line
 
 
+def test_installs_print_errors_only():
+    """setuptools prints an "Editable installation" box for this layout; -qq hides it."""
+    installs = [line for line in MAKEFILE.splitlines() if " -e '." in line]
+    assert installs and all("$(PIP_INSTALL)" in line for line in installs)
+    assert re.search(r"^PIP_INSTALL := \$\(BIN\)/python -m pip install -qq$", MAKEFILE, re.M)
+
+
 def test_the_demo_example_shows_its_frame_and_fix_diff(cli_env):
     example = re.search(r"^DEMO_EXAMPLE := (\S+)$", MAKEFILE, re.MULTILINE).group(1)
     proc = subprocess.run(
