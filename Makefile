@@ -9,22 +9,33 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# -qq: errors only. An editable install of this layout (rules/ installed as
+# tflint_perf.rules) makes setuptools print an "Editable installation" box.
+PIP_INSTALL := $(BIN)/python -m pip install -qq
+
 $(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[verify-test]'  # TensorFlow, for the --verify table
+	$(PIP_INSTALL) -e '.[verify-test]'  # TensorFlow, for the --verify table
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev,verify-test]'  # tensorflow-cpu for tests/test_verify_tf.py
+	$(PIP_INSTALL) -e '.[dev,verify-test]'  # tensorflow-cpu for tests/test_verify_tf.py
 	touch $@
 
+# Exit status 1 means "findings shown": the demo goes on; 2 (an error) stops it.
+DEMO_EXAMPLE := examples/gc_in_training_loop.py
+
 demo: $(VENV)/.installed-demo
-	@echo "== tflint-perf check examples/  (exit status 1 means: findings shown)"
-	-$(BIN)/tflint-perf check examples/
+	@echo "== One finding as tflint-perf shows it: the code, the fix as a diff"
+	@echo "\$$ tflint-perf check $(DEMO_EXAMPLE)"
+	@$(BIN)/tflint-perf check --no-cache $(DEMO_EXAMPLE) || [ $$? -eq 1 ]
 	@$(MAKE) --no-print-directory verify-demo
 
+# --statistics: the table lists each finding once; the counts above it total them.
 verify-demo: $(VENV)/.installed-demo
-	@echo "== tflint-perf check examples/ --verify  (runs the examples and their fixes; see docs/verify.md)"
-	-$(BIN)/tflint-perf check examples/ --verify --verify-report verify-report.html
+	@echo "== Every example and its fix, run, compared and timed (docs/verify.md)"
+	@echo "\$$ tflint-perf check examples/ --verify --statistics --verify-report verify-report.html"
+	@$(BIN)/tflint-perf check examples/ --verify --statistics --verify-report verify-report.html \
+		|| [ $$? -eq 1 ]
 
 # Offline: the tests marked `network` (they pip-install from PyPI) run in `make smoke`.
 test: $(VENV)/.installed-dev
@@ -43,7 +54,7 @@ lint: $(VENV)/.installed-dev
 # development corpus is linted too when SMOKE_DEV_CORPUS exists (else skipped).
 SMOKE_DEV_CORPUS ?= $(CURDIR)/../corpus-dev
 $(VENV)/.installed-smoke: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'  # no TensorFlow: nothing here runs it
+	$(PIP_INSTALL) -e '.[dev]'  # no TensorFlow: nothing here runs it
 	touch $@
 
 smoke: $(VENV)/.installed-smoke

@@ -406,21 +406,25 @@ def main(argv=None) -> int:
             procs=jobs,
         )
     if "flake8" not in args.skip:
-        # The plugin runs in flake8's own process on flake8's ast tree; the floor
-        # is flake8 itself with the cheapest check it has (E9: syntax errors).
-        flake8 = [py, "-m", "flake8", "--isolated", "--exit-zero", "--jobs", "1"]
+        # The plugin runs in flake8's own process on flake8's ast tree. The
+        # floor: flake8 without the plugin and its cheapest check (E9: syntax
+        # errors). Then with the plugin installed: TFP not selected (an
+        # editor's `--select E,F`: the plugin must do no work), and selected.
+        options = ["--isolated", "--exit-zero", "--jobs", "1"]
         versions["flake8"] = tool_version(py, "-m", "flake8", "--version")
-        for select in ("E9", "TFP"):
+        without = [py, str(HERE / "flake8_without_plugin.py"), *options]
+        flake8 = [py, "-m", "flake8", *options]
+        for name, command, how in (
+            ("without", without, "`--select E9`, tflint-perf not installed (the floor)"),
+            ("E9", flake8, "`--select E9`, the plugin installed, no TFP code selected"),
+            ("TFP", flake8, "`--select E9,TFP`, the plugin at work"),
+        ):
+            select = "E9,TFP" if name == "TFP" else "E9"
             run_row(
                 "flake8",
-                f"`--select {select} --jobs 1`"
-                + (
-                    " (the floor: parse and startup)"
-                    if select == "E9"
-                    else " (the tflint-perf plugin)"
-                ),
-                flake8 + ["--select", select, str(corpus)],
-                log_name=f"flake8-{select}",
+                how + ", `--jobs 1`",
+                command + ["--select", select, str(corpus)],
+                log_name=f"flake8-{name}",
             )
     peers = [
         (
@@ -535,7 +539,8 @@ def render(
         for r in reversed(rows)
         if r.tool == "LibCST parse-only" and r.run and r.run.status == "ok"
     }
-    e9 = next((r.run for r in rows if "--select E9" in r.how and r.run), None)
+    # flake8 without tflint-perf: what the plugin's rows are compared with
+    e9 = next((r.run for r in rows if "not installed (the floor)" in r.how and r.run), None)
     first = next((r.run for r in rows if r.how.startswith("cold cache") and r.run), None)
     out = [
         "# Benchmark",
@@ -565,8 +570,8 @@ def render(
         ratio = f"{r.wall / floor.wall:.2f}x" if floor else "n/a"
         cpu_ratio = f"{r.cpu / floor.cpu:.2f}x" if floor and floor.cpu else "n/a"
         how = row.how
-        if e9 is not None and "--select TFP" in how and e9.wall:
-            how += f"; {r.wall / e9.wall:.2f}x `--select E9`"
+        if e9 is not None and "the plugin" in how and e9.wall and e9.cpu:
+            how += f"; {r.wall / e9.wall:.2f}x wall, {r.cpu / e9.cpu:.2f}x CPU of the floor"
         if first is not None and row.how.startswith("second run") and first.wall:
             how += f" ({r.wall / first.wall:.1%} of the cold run)"
         out.append(

@@ -18,7 +18,8 @@ def cli_env():
 @pytest.fixture
 def check(capsys, monkeypatch):
     """``tflint-perf check ARGS`` in this process, from ``folder``: (exit status,
-    stdout, stderr). Faster than a subprocess; argparse's exit is a status too."""
+    stdout, stderr). Faster than a subprocess; argparse's exit is a status too.
+    Output is one line per finding (``concise``) unless ARGS name a format."""
     from tflint_perf.cli import main
 
     monkeypatch.setenv("NO_COLOR", "1")
@@ -26,7 +27,7 @@ def check(capsys, monkeypatch):
     def run(folder, *args):
         monkeypatch.chdir(folder)
         try:
-            status = main(["check", *map(str, args)])
+            status = main(["check", "--output-format", "concise", *map(str, args)])
         except SystemExit as exc:
             status = exc.code
         out, err = capsys.readouterr()

@@ -21,7 +21,8 @@ def cli_environment(home: Path) -> dict:
 
 def tflint(cwd: Path, *args: str, env: dict, stdin: str = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "tflint_perf", "check", *args],
+        # concise: one line per finding (a later --format in args wins)
+        [sys.executable, "-m", "tflint_perf", "check", "--output-format", "concise", *args],
         cwd=cwd,
         env=env,
         input=stdin,

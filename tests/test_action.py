@@ -27,8 +27,7 @@ def _context(inputs: dict, outputs: dict) -> dict:
     values = {f"inputs.{k}": str(v.get("default", "")) for k, v in ACTION["inputs"].items()}
     values.update({f"inputs.{k}": v for k, v in inputs.items()})
     values.update({f"steps.install.outputs.{k}": v for k, v in outputs.items()})
-    values["github.action_repository"] = "OWNER/tflint-perf"
-    return values
+    return values  # github.*: none is used (action_repository may be empty in a composite)
 
 
 def run_step(name: str, cwd: Path, env: dict, inputs=None, outputs=None):
@@ -74,14 +73,32 @@ def _annotations(out: str):
     return [line for line in out.splitlines() if line.startswith("::")]
 
 
-def test_annotates_only_the_pull_requests_changed_lines(pull_request):
+def test_annotates_the_changed_lines_and_sarif_covers_the_repository(pull_request):
     work, env = pull_request
     proc = run_step("Run tflint-perf", work, env, {"sarif-file": "out.sarif"}, TOOL)
     assert proc.returncode == 1, proc.stderr
     (annotation,) = _annotations(proc.stdout)
     assert annotation.startswith("::warning file=new.py,line=5,")
-    (result,) = json.loads((work / "out.sarif").read_text())["runs"][0]["results"]
-    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "new.py"
+    results = json.loads((work / "out.sarif").read_text())["runs"][0]["results"]
+    uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results]
+    assert uris == ["new.py", "old.py"]  # code scanning wants full results
+    # The cache is kept outside the checkout, where a pull request cannot plant one.
+    assert not (work / ".tflint-perf-cache").exists()
+    assert (Path(env["RUNNER_TEMP"]) / "tflint-perf-cache").is_dir()
+
+
+def test_past_githubs_ten_annotations_every_finding_is_in_the_job_summary(pull_request):
+    work, env = pull_request
+    for k in range(12):
+        (work / f"many{k:02}.py").write_text(LATE_CONFIG)
+    env["GITHUB_STEP_SUMMARY"] = str(work.parent / "summary.md")
+    proc = run_step("Run tflint-perf", work, env, {}, TOOL)
+    assert proc.returncode == 1, proc.stderr
+    assert len(_annotations(proc.stdout)) == 14  # 13 warnings and the notice
+    assert proc.stdout.splitlines()[-1].startswith("::notice title=tflint-perf::13 findings;")
+    summary = Path(env["GITHUB_STEP_SUMMARY"]).read_text()
+    assert summary.startswith("### tflint-perf: 13 findings\n")
+    assert sum(": TFP301 " in line for line in summary.splitlines()) == 13
 
 
 def test_every_finding_off_a_pull_request_and_extra_args(pull_request):
@@ -114,7 +131,7 @@ def test_verify_is_never_enabled(pull_request, arg):
 def test_no_command_of_the_action_enables_verify():
     script = STEPS["Run tflint-perf"]["run"]
     calls = [line for line in script.splitlines() if '"$TFLINT_PERF_BIN" check' in line]
-    assert len(calls) == 2 and not any("verify" in line for line in calls)
+    assert len(calls) == 3 and not any("verify" in line for line in calls)
 
 
 @pytest.mark.network  # pip installs the action's checkout (and LibCST) from PyPI

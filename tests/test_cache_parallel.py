@@ -14,6 +14,8 @@ TAMPERED = "served from the cache"
 
 
 def tflint(cwd, env, *args):
+    if args[:1] == ("check",):  # one line per finding (a later --format wins)
+        args = ("check", "--output-format", "concise", *args[1:])
     return subprocess.run(
         [sys.executable, "-m", "tflint_perf", *args],
         cwd=cwd,
@@ -43,12 +45,18 @@ def entries(cache):
 
 
 def tamper(cache, source):
-    """Rewrite the cached message of ``source``'s finding: a later run that prints
-    it was answered from the cache."""
+    """Rewrite the cached message of ``source``'s finding, signed with this
+    user's key as tflint-perf signs it: a later run that prints it was
+    answered from the cache."""
+    from tflint_perf.run.cache import _mac, user_key
+
     entry_path = entries(cache)[str(source)]
     entry = json.loads(entry_path.read_text())
-    assert entry["findings"], "expected a cached finding to tamper with"
-    entry["findings"][0][6] = TAMPERED
+    findings = json.loads(entry["findings"])
+    assert findings, "expected a cached finding to tamper with"
+    findings[0][6] = TAMPERED
+    entry["findings"] = json.dumps(findings)
+    entry["mac"] = _mac(user_key(), entry["key"], entry["findings"])
     entry_path.write_text(json.dumps(entry))
 
 

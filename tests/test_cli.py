@@ -72,9 +72,28 @@ def project(tmp_path):
 def test_text_output_and_exit_code(project, cli_env):
     result = console(["check", "."], project, cli_env)
     assert result.returncode == 1
-    assert result.stdout.splitlines()[0].startswith("bad.py:4:1: TFP301 [*] ")
-    assert "Found 1 finding." in result.stdout
-    assert "[*] 1 fixable with the `--fix` option." in result.stdout
+    lines = result.stdout.splitlines()
+    # The default (full) format: headline, location, code frame, fix as a diff.
+    assert lines[0].startswith("TFP301 [*] ")
+    assert lines[1:] == [
+        " --> bad.py:4:1",
+        "  |",
+        "3 | x = tf.constant(1.0)",
+        '4 | tf.config.set_visible_devices([], "GPU")',
+        "  | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        "help: Move the device configuration before the first initialising statement",
+        "  |",
+        "2 |",
+        '3 + tf.config.set_visible_devices([], "GPU")',
+        "4 | x = tf.constant(1.0)",
+        '  - tf.config.set_visible_devices([], "GPU")',
+        "  |",
+        "",
+        "Found 1 finding.",
+        "[*] 1 fixable with the `--fix` option.",
+    ]
+    concise = console(["check", "--output-format", "concise", "."], project, cli_env)
+    assert concise.stdout.splitlines()[0].startswith("bad.py:4:1: TFP301 [*] ")
 
 
 def test_clean_exit_zero(project, cli_env):
@@ -111,7 +130,7 @@ def test_json_keys(project, cli_env):
 def test_github_format(project, cli_env):
     result = run(["check", "--format", "github", "bad.py"], project, cli_env)
     assert result.stdout.startswith(
-        "::warning file=bad.py,line=4,endLine=4,col=1,endColumn=41,title=TFP301::TFP301 "
+        "::warning file=bad.py,line=4,endLine=4,col=1,endColumn=41,title=TFP301 `tf.config."
     )
 
 
@@ -150,7 +169,12 @@ def test_diff_writes_nothing(project, cli_env):
 
 
 def test_stdin(project, cli_env):
-    result = run(["check", "-", "--stdin-filename", "nb/train.py"], project, cli_env, stdin=BAD)
+    result = run(
+        ["check", "--output-format", "concise", "-", "--stdin-filename", "nb/train.py"],
+        project,
+        cli_env,
+        stdin=BAD,
+    )
     assert result.returncode == 1
     assert result.stdout.startswith("nb/train.py:4:1: TFP301")
 
@@ -195,7 +219,7 @@ def test_unknown_option(project, cli_env):
 def test_syntax_error_is_tfp000_and_run_goes_on(project, cli_env):
     (project / "broken.py").write_text("import tensorflow as tf\ndef f(:\n")
     (project / "latin.py").write_bytes(b"x = '\xff'\n")
-    result = run(["check", "."], project, cli_env)
+    result = run(["check", "--output-format", "concise", "."], project, cli_env)
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     assert any(line.startswith("broken.py:2:") and "TFP000 SyntaxError" in line for line in lines)
@@ -279,11 +303,15 @@ def test_default_skips_virtualenvs_and_build(project, cli_env):
 
 def test_statistics(project, cli_env):
     result = run(["check", "--statistics", "."], project, cli_env)
-    assert result.stdout.split() == ["1", "TFP301", "[*]", "device-config-after-init"]
+    assert result.stdout.splitlines() == [
+        "    1\tTFP301\t[*] device-config-after-init",
+        "Found 1 finding.",  # the total, as ruff ends its statistics
+        "[*] 1 fixable with the `--fix` option.",
+    ]
 
 
 def test_quiet(project, cli_env):
-    result = run(["check", "-q", "bad.py"], project, cli_env)
+    result = run(["check", "-q", "--output-format", "concise", "bad.py"], project, cli_env)
     assert len(result.stdout.splitlines()) == 1
 
 

@@ -26,6 +26,8 @@ def _run(tmp_path, args, env_extra=None, driver=None, timeout=120):
 
     env = dict(os.environ, NO_COLOR="1", **(env_extra or {}))
     cmd = [sys.executable, "-c", driver] if driver else [sys.executable, "-m", "tflint_perf"]
+    if args[:1] == ["check"]:  # one line per finding
+        args = ["check", "--output-format", "concise", *args[1:]]
     return subprocess.run(
         cmd + args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=timeout
     )

@@ -156,3 +156,15 @@ def test_github_and_sarif_formats_are_filtered_too(repo, env):
         line for line in proc.stdout.splitlines() if "file=new.py" in line
     ]
     assert proc.stdout.count("::warning") == 1
+
+
+def test_diff_base_head_on_the_first_commit(tmp_path, env):
+    """pre-commit's `--diff-base HEAD` recipe on a repository with no commit yet:
+    every staged (and untracked) line is new, not an unknown revision."""
+    repo = init_repo(tmp_path / "fresh", env)
+    (repo / "a.py").write_text(LATE_CONFIG)
+    (repo / "b.py").write_text(LATE_CONFIG)
+    git(repo, "add", "a.py", env=env)
+    assert where(check(repo, env, "--diff-base", "HEAD")) == ["a.py:5 TFP301", "b.py:5 TFP301"]
+    proc = tflint(repo, "--diff-base", "main", env=env)  # no such revision yet: still an error
+    assert proc.returncode == 2 and "unknown git revision 'main'" in proc.stderr

@@ -124,3 +124,105 @@ def test_diff_and_check_never_write(two, check, monkeypatch):
     monkeypatch.setattr(writeback, "replace_text", no_write)
     assert check(two, "--diff", ".")[0] == 1
     assert check(two, ".")[0] == 1
+
+
+# -- issue 21, item 12: hard links, a disk that fills, SIGTERM ---------------------
+
+
+def test_a_hard_linked_file_is_fixed_in_place(two, check):
+    os.link(two / "a.py", two / "other_name.py")
+    inode = (two / "a.py").stat().st_ino
+    status, _, err = check(two, "--fix", "a.py")
+    assert (status, err) == (0, "")
+    assert (two / "a.py").stat().st_ino == inode  # the same file, not a new one
+    assert _fixed((two / "other_name.py").read_text())  # every name sees the fix
+
+
+def test_a_hard_linked_file_stays_whole_when_the_disk_fills(two, check, monkeypatch):
+    os.link(two / "a.py", two / "other_name.py")
+
+    def disk_full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(writeback.os, "fsync", disk_full)
+    status, _, err = check(two, "--fix", "--no-cache", "a.py")
+    assert status == 2
+    assert "not fixed: cannot write: No space left on device" in _error(err)
+    assert (two / "other_name.py").read_text() == LATE_CONFIG
+
+
+def test_a_cache_that_fills_the_disk_mid_run_is_said_once(tmp_path, check, monkeypatch):
+    from tflint_perf.run import cache
+
+    for k in range(4):
+        (tmp_path / f"f{k}.py").write_text(LATE_CONFIG)
+    real = cache._write_atomic
+
+    def full_for_entries(target, payload):
+        if str(target).endswith(".json"):
+            raise OSError(28, "No space left on device")
+        real(target, payload)
+
+    monkeypatch.setattr(cache, "_write_atomic", full_for_entries)
+    status, out, err = check(tmp_path, "-j", "1", ".")
+    assert status == 1 and out.count("TFP301") == 4
+    assert err.splitlines() == [
+        f"tflint-perf: warning: cannot write the cache in {tmp_path / '.tflint-perf-cache'}:"
+        " No space left on device; running without it"
+    ]
+
+
+SIGTERM_DRIVER = """
+import os, sys, time
+from tflint_perf.run import parallel
+real = parallel.lint_and_store
+
+def slow(path, *args):
+    with open(os.path.join(os.environ["PIDS"], str(os.getpid())), "w"):
+        pass
+    time.sleep(0.5)
+    return real(path, *args)
+
+parallel.lint_and_store = slow
+from tflint_perf.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("mode", [[], ["--fix"]])
+def test_sigterm_ends_a_pool_run_quietly_with_its_workers(tmp_path, mode):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    tree, pids = tmp_path / "tree", tmp_path / "pids"
+    tree.mkdir()
+    pids.mkdir()
+    for k in range(12):
+        (tree / f"f{k}.py").write_text(LATE_CONFIG)
+    env = dict(os.environ, TFLINT_PERF_POOL="always", PIDS=str(pids), NO_COLOR="1")
+    cmd = [sys.executable, "-c", SIGTERM_DRIVER, "check", "--no-cache", "-j", "2", *mode, "."]
+    proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    while len(list(pids.iterdir())) < 2 and time.time() < deadline:  # both workers busy
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert (proc.returncode, out, err) == (143, b"", b"")
+    alive = {int(p.name) for p in pids.iterdir()}
+    for _ in range(100):  # the workers end with the run (no orphans)
+        for pid in list(alive):
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                alive.discard(pid)
+        if not alive:
+            break
+        time.sleep(0.05)
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    assert not alive, "workers outlived the run"
+    for path in tree.iterdir():  # each file whole: as it was, or fixed
+        assert path.suffix == ".py", path
+        assert path.read_text() == LATE_CONFIG or _fixed(path.read_text())

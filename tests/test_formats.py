@@ -126,8 +126,76 @@ def test_github_escapes_properties_and_data():
     finding = Finding("dir,x:y/100%.py", 3, 2, 3, 9, "TFP101", "n", "a: b, 50%\nnext\rline")
     (match,) = _annotations(github_line(finding))
     assert _unescape(match["file"]) == "dir,x:y/100%.py"
-    assert _unescape(match["message"]) == "TFP101 a: b, 50%\nnext\rline"
+    assert _unescape(match["title"]) == "TFP101 a: b, 50%\nnext\rline"
+    assert _unescape(match["message"]) == "a: b, 50%\nnext\rline"  # no detail: the headline
     assert (match["col"], match["endcol"]) == ("2", "9")
+
+
+def test_github_title_is_the_headline_and_the_body_the_detail():
+    finding = Finding("f.py", 3, 2, 3, 9, "TFP101", "n", "short, headline", detail="why:\nbecause")
+    (match,) = _annotations(github_line(finding))
+    assert _unescape(match["title"]) == "TFP101 short, headline"
+    assert _unescape(match["message"]) == "why:\nbecause"
+
+
+# -- SARIF: headline, detail and fixes ------------------------------------------------
+
+
+def test_sarif_carries_headline_detail_fix_help_uri_and_tags(sarif_validator):
+    from tflint_perf.engine.rule import UNSAFE, Edit, Fix
+    from tflint_perf.reporters import sarif_log
+    from tflint_perf.rules import all_rules
+
+    fix = Fix((Edit(4, 0, 5, 0, ""), Edit(2, 4, 2, 4, "y")), UNSAFE, "Remove the call")
+    findings = [
+        Finding("t.py", 4, 5, 4, 17, "TFP302", "n", "headline", fix, {}, "the *detail*"),
+        Finding("u.py", 1, 1, 1, 2, "TFP101", "n", "bare"),
+    ]
+    log = sarif_log(findings, all_rules())
+    assert _errors(sarif_validator, log) == []
+    fixed, bare = log["runs"][0]["results"]
+    assert fixed["message"] == {"text": "headline", "markdown": "headline\n\nthe *detail*"}
+    assert bare["message"] == {"text": "bare"} and "fixes" not in bare
+    (change,) = fixed["fixes"][0]["artifactChanges"]
+    assert fixed["fixes"][0]["description"] == {"text": "Remove the call"}
+    assert change["artifactLocation"] == {"uri": "t.py"}
+    assert change["replacements"] == [
+        {
+            "deletedRegion": {"startLine": 4, "startColumn": 1, "endLine": 5, "endColumn": 1},
+            "insertedContent": {"text": ""},
+        },
+        {
+            "deletedRegion": {"startLine": 2, "startColumn": 5, "endLine": 2, "endColumn": 5},
+            "insertedContent": {"text": "y"},
+        },
+    ]
+    rules = {r["id"]: r for r in log["runs"][0]["tool"]["driver"]["rules"]}
+    assert rules["TFP302"]["helpUri"].endswith("/docs/rules/TFP302.md")
+    assert "performance" in rules["TFP302"]["properties"]["tags"]
+
+
+def test_sarif_fixes_from_the_cli_replay_to_the_fixed_file(sarif_validator, check, tmp_path):
+    """Applying the SARIF replacements gives what --fix writes."""
+    (tmp_path / "a.py").write_text(LATE_CONFIG)
+    log = _sarif(check, tmp_path, "a.py")
+    assert _errors(sarif_validator, log) == []
+    (result,) = log["runs"][0]["results"]
+    lines = LATE_CONFIG.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    text = LATE_CONFIG
+    (change,) = result["fixes"][0]["artifactChanges"]
+    spans = []
+    for r in change["replacements"]:
+        region = r["deletedRegion"]
+        start = starts[region["startLine"] - 1] + region["startColumn"] - 1
+        end = starts[region["endLine"] - 1] + region["endColumn"] - 1
+        spans.append((start, end, r["insertedContent"]["text"]))
+    for start, end, content in sorted(spans, reverse=True):
+        text = text[:start] + content + text[end:]
+    check(tmp_path, "--fix", "a.py")
+    assert text == (tmp_path / "a.py").read_text()
 
 
 def test_github_multi_line_spans_carry_no_columns():

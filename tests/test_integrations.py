@@ -102,6 +102,46 @@ def test_flake8_reports_same_positions_as_cli(tmp_path, cli_env, options):
     assert got == expected, flake.stderr
 
 
+# Runs flake8 in one process and says whether the plugin linted anything.
+FLAKE8_DRIVER = """
+import sys
+from flake8.main.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print("linted" if "tflint_perf.engine.linter" in sys.modules else "no work", file=sys.stderr)
+"""
+
+
+@needs_flake8
+@pytest.mark.parametrize(
+    "options, works",
+    [
+        (["--select", "E,F,W"], False),  # an editor's on-save run
+        (["--extend-ignore", "TFP"], False),
+        (["--select", "E", "--ignore", "TFP"], False),
+        ([], True),  # flake8's default: every installed plugin's codes
+        (["--select", "E,TFP3"], True),
+        (["--extend-ignore", "TFP1,TFP2"], True),
+    ],
+)
+def test_flake8_plugin_does_no_work_unless_a_tfp_code_is_selected(
+    tmp_path, cli_env, options, works
+):
+    (tmp_path / "bad.py").write_text(BAD)
+    proc = subprocess.run(
+        [sys.executable, "-c", FLAKE8_DRIVER, "--isolated", "--jobs", "1", *options, "bad.py"],
+        cwd=tmp_path,
+        env=cli_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.stderr.strip().splitlines()[-1] == ("linted" if works else "no work")
+    assert ("TFP301" in proc.stdout) is works
+
+
 @needs_flake8
 def test_flake8_leaves_syntax_errors_to_e999(tmp_path, cli_env):
     bad = tmp_path / "broken.py"
@@ -128,6 +168,31 @@ def test_flake8_noqa(tmp_path, cli_env):
         timeout=60,
     )
     assert flake.stdout == ""
+
+
+@pytest.mark.parametrize("hook", ["tflint-perf", "tflint-perf-fix"])
+def test_the_hooks_respect_exclude_for_the_files_pre_commit_names(tmp_path, cli_env, hook):
+    """pre-commit runs a hook's entry with the staged files as arguments."""
+    yaml = pytest.importorskip("yaml")
+    hooks = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    (tmp_path / "pyproject.toml").write_text('[tool.tflint-perf]\nexclude = ["generated"]\n')
+    (tmp_path / "generated").mkdir()
+    (tmp_path / "generated" / "model.py").write_text(BAD)
+    (tmp_path / "train.py").write_text(BAD)
+    entry = hooks[hook]["entry"].split()
+    assert entry[0] == "tflint-perf"
+    tool = str(Path(sys.executable).parent / "tflint-perf")
+    proc = subprocess.run(
+        [tool, *entry[1:], "--output-format", "concise", "generated/model.py", "train.py"],
+        cwd=tmp_path,
+        env=cli_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "generated/model.py" not in proc.stdout, proc.stdout
+    assert (tmp_path / "generated" / "model.py").read_text() == BAD
+    assert ("train.py:5:5: TFP301" in proc.stdout) is (hook == "tflint-perf")
 
 
 def _git(cwd, *args):
@@ -198,7 +263,7 @@ def test_pre_commit_hooks_on_staged_files(tmp_path, cli_env):
 
     staged = try_repo("tflint-perf")  # no --files: the staged files
     assert staged.returncode == 1, staged.stdout + staged.stderr
-    assert "train.py:5:5: TFP301" in staged.stdout and "clean.py:" not in staged.stdout
+    assert " --> train.py:5:5" in staged.stdout and "clean.py:" not in staged.stdout
 
     assert try_repo("tflint-perf", "clean.py").returncode == 0
 

@@ -15,7 +15,7 @@ def test_wheel_contains_rules_and_imports_them(tmp_path):
             "pip",
             "wheel",
             "--no-deps",
-            "--quiet",
+            "-v",  # the build backend's own output: no warning box (make demo shows it)
             "-w",
             str(tmp_path / "dist"),
             str(ROOT),
@@ -25,6 +25,8 @@ def test_wheel_contains_rules_and_imports_them(tmp_path):
         timeout=300,
     )
     assert build.returncode == 0, build.stderr
+    said = build.stdout + build.stderr
+    assert "BuildBackendWarning" not in said and "DeprecationWarning" not in said, said[-3000:]
     (wheel,) = (tmp_path / "dist").glob("tflint_perf-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     # A rule is a module (tfpNNN_x.py) or a package (tfpNNN_x/ with its files).

@@ -14,6 +14,7 @@ from tflint_perf.run.cache import default_directory as default_cache_dir
 from tflint_perf.run.config import (
     ConfigError,
     Settings,
+    known_codes,
     load_settings,
     refuse_conflicts,
     validate_codes,
@@ -29,6 +30,26 @@ if TYPE_CHECKING:  # imported at run time only when asked for
     from tflint_perf.gitdiff import Changes
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_TERMINATED = 128 + 15  # SIGTERM, as a shell reports a process it ended
+
+
+class _Terminated(BaseException):
+    """SIGTERM (a CI job cancelled, ``timeout``): unwind like Ctrl-C, so
+    workers are stopped and temporary files removed, then exit quietly."""
+
+
+def _raise_terminated(signum, frame):
+    raise _Terminated()
+
+
+def _on_sigterm(handler):
+    """Install ``handler`` for SIGTERM; the previous one (None off the main thread)."""
+    import signal
+
+    try:
+        return signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: leave signals alone
+        return None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -83,12 +104,29 @@ def build_parser() -> argparse.ArgumentParser:
         "--ignore", type=_codes, action="append", help="codes or prefixes to disable"
     )
     check.add_argument(
-        "--format", choices=reporters.FORMATS, default="text", help="output format (default: text)"
+        "--output-format",
+        "--format",
+        dest="format",
+        choices=reporters.FORMATS,
+        default="full",
+        help="output format (default: full, code frames; concise: one line per finding;"
+        " text: the same as full)",
+    )
+    check.add_argument(
+        "--show-fixes",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="show each fix as a diff under its finding (full format)",
     )
     check.add_argument(
         "-o", "--output-file", help="write the report to this file instead of stdout"
     )
     check.add_argument("--fix", action="store_true", help="apply safe fixes in place")
+    check.add_argument(
+        "--fix-only",
+        action="store_true",
+        help="apply fixes, but do not report (or exit 1 for) the findings left; implies --fix",
+    )
     check.add_argument(
         "--unsafe-fixes", action="store_true", help="also offer and apply unsafe fixes"
     )
@@ -96,20 +134,40 @@ def build_parser() -> argparse.ArgumentParser:
         "--diff", action="store_true", help="print the changes --fix would make; write nothing"
     )
     check.add_argument(
-        "--exit-zero", action="store_true", help="exit 0 even when there are findings"
+        "-e", "--exit-zero", action="store_true", help="exit 0 even when there are findings"
     )
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
     check.add_argument(
         "--statistics",
         action="store_true",
-        help="print the number of findings per rule (--format text or json)",
+        help="print the number of findings per rule, then the total (full, concise or json)",
     )
     check.add_argument("--config", help="configuration file (default: nearest pyproject.toml)")
     check.add_argument("--stdin-filename", help="the file name to report for stdin input")
     check.add_argument(
+        "--exclude",
+        type=_codes,
+        action="append",
+        metavar="PATTERNS",
+        help="glob patterns of files and folders to skip (replaces the configured exclude)",
+    )
+    check.add_argument(
+        "--extend-exclude",
+        type=_codes,
+        action="append",
+        metavar="PATTERNS",
+        help="patterns to skip in addition to the configured exclude",
+    )
+    check.add_argument(
         "--force-exclude",
         action="store_true",
-        help="apply exclude patterns to files named on the command line",
+        help="apply exclude patterns (and .gitignore) to files named on the command line",
+    )
+    check.add_argument(
+        "--respect-gitignore",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="skip files that .gitignore or .git/info/exclude ignore",
     )
     # Pull requests and adoption (logic in gitdiff.py and baseline.py).
     check.add_argument(
@@ -129,10 +187,14 @@ def build_parser() -> argparse.ArgumentParser:
     verify_cli.add_arguments(check)  # --verify and its options: tflint_perf/verify/cli.py
 
     rules = sub.add_parser("rules", help="list every rule")
-    rules.add_argument("--format", choices=("text", "json"), default="text")
+    rules.add_argument(
+        "--output-format", "--format", dest="format", choices=("text", "json"), default="text"
+    )
 
-    explain = sub.add_parser("explain", help="print a rule's documentation")
-    explain.add_argument("code", metavar="CODE")
+    explain = sub.add_parser(
+        "rule", aliases=["explain"], help="print a rule's documentation (by code or name)"
+    )
+    explain.add_argument("code", metavar="CODE|NAME")
 
     why = sub.add_parser("why", help="what each rule decided at FILE:LINE, and why")
     why.add_argument("location", metavar="FILE:LINE")
@@ -176,12 +238,23 @@ def _add_speed_options(check) -> None:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    previous = _on_sigterm(_raise_terminated)
+    try:
+        return _main(parser, args)
+    except _Terminated:
+        return EXIT_TERMINATED
+    finally:
+        if previous is not None:
+            _on_sigterm(previous)
+
+
+def _main(parser, args) -> int:
     try:
         if args.command == "check":
             return run_check(args)
         if args.command == "rules":
             return run_rules(args)
-        if args.command == "explain":
+        if args.command in ("rule", "explain"):
             return run_explain(args)
         if args.command == "clean":
             return run_clean(args)
@@ -210,14 +283,33 @@ def _flatten(groups) -> List[str]:
 
 
 def apply_cli_selection(settings: Settings, args) -> None:
+    """The command line is a layer over the configuration, as in ruff: a code
+    any of its options names (by its most specific prefix) is decided there;
+    any other code keeps the configuration's decision, or is off when
+    ``--select`` is given (it replaces the configured ``select`` and ``ignore``)."""
     selected = validate_codes(_flatten(args.select), "--select")
     extended = validate_codes(_flatten(args.extend_select), "--extend-select")
     ignored = validate_codes(_flatten(args.ignore), "--ignore")
     refuse_conflicts(selected + extended, ignored, "the command line")
-    if args.select:
-        settings.select = selected
-    settings.select += extended
-    settings.ignore += ignored
+    if not (selected or extended or ignored):
+        return
+    layer = Settings(select=selected + extended, ignore=ignored)
+    named = layer.select + layer.ignore
+
+    def enabled(code: str) -> bool:
+        if any(code.startswith(prefix) for prefix in named):
+            return layer.is_enabled(code)
+        return not selected and settings.is_enabled(code)
+
+    settings.select = [code for code in known_codes() if enabled(code)]
+    settings.ignore = []
+
+
+def apply_cli_excludes(settings: Settings, args) -> None:
+    """``--exclude`` replaces the configured patterns, ``--extend-exclude`` adds."""
+    if args.exclude:
+        settings.exclude = _flatten(args.exclude)
+    settings.exclude += _flatten(args.extend_exclude)
 
 
 @dataclass
@@ -236,10 +328,14 @@ class _Check:
 
 
 def run_check(args) -> int:
-    paths = args.paths or ["."]
+    # As in ruff: --stdin-filename without paths reads stdin.
+    paths = args.paths or (["-"] if args.stdin_filename else ["."])
     settings = load_settings(args.config, paths)
     apply_cli_selection(settings, args)
+    apply_cli_excludes(settings, args)
     _refuse_combinations(args)
+    if args.fix_only:
+        args.fix = True
     mode = DIFF if args.diff else FIX if args.fix else CHECK
     # --verify lints first, and fixes only what it verified.
     check = _Check(args, paths, settings, verify_cli.lint_mode(args, mode))
@@ -265,8 +361,10 @@ def _refuse_combinations(args) -> None:
         raise ConfigError(
             "--write-baseline records every finding; it cannot be combined with --diff-base"
         )
-    if args.statistics and args.format not in ("text", "json"):
-        raise ConfigError(f"--statistics works with --format text or json, not {args.format}")
+    if args.statistics and args.format not in ("full", "text", "concise", "json"):
+        raise ConfigError(
+            f"--statistics works with --output-format full, concise or json, not {args.format}"
+        )
 
 
 def _open_report(args, mode: str) -> Optional[IO[str]]:
@@ -307,7 +405,7 @@ def _lint(check: _Check) -> List[FileResult]:
         return [result]
     if "-" in paths:
         raise ConfigError("'-' (stdin) cannot be combined with other paths")
-    files = collect(paths, settings, args.force_exclude)
+    files = collect(paths, settings, args.force_exclude, args.respect_gitignore)
     if check.changes is not None:  # unchanged since --diff-base: nothing to report
         files = [path for path in files if check.changes.touches(path)]
     cache = None if args.no_cache else Cache(default_cache_dir(settings, args.cache_dir), settings)
@@ -346,7 +444,14 @@ def _report(check: _Check, results: List[FileResult], findings, fixed: int) -> i
     if check.stdin_fixed is not None:
         sys.stdout.write(check.stdin_fixed)
         out = out or sys.stderr
-    _write_report(findings, out or sys.stdout, args, check.settings, fixed)
+    if args.fix_only:  # what was fixed, not what is left
+        if not args.quiet:
+            (out or sys.stdout).write(reporters.fixed_summary(fixed, findings, args.unsafe_fixes))
+        return EXIT_CLEAN
+    from tflint_perf.frames import Sources
+
+    sources = Sources(stdin_source)
+    _write_report(findings, out or sys.stdout, args, check.settings, fixed, sources)
     if findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
@@ -371,7 +476,7 @@ def _color(out) -> bool:
     return hasattr(out, "isatty") and out.isatty()
 
 
-def _write_report(findings, out, args, settings: Settings, fixed: int) -> None:
+def _write_report(findings, out, args, settings: Settings, fixed: int, sources=None) -> None:
     if args.format == "json" and args.statistics:
         reporters.write_statistics_json(findings, out, args.unsafe_fixes)
     elif args.format == "json":
@@ -393,6 +498,9 @@ def _write_report(findings, out, args, settings: Settings, fixed: int) -> None:
             statistics=args.statistics,
             quiet=args.quiet,
             fixed=fixed,
+            concise=args.format == "concise",
+            sources=sources,
+            show_fixes=args.show_fixes,
         )
         if args.verify:
             verify_cli.write_text(out, args)
@@ -452,13 +560,15 @@ def run_rules(args) -> int:
 
 
 def run_explain(args) -> int:
+    """``rule CODE`` (ruff's name) or ``explain CODE``; a rule's name works too."""
     from tflint_perf.docs import rule_page
-    from tflint_perf.rules import rule_by_code
+    from tflint_perf.rules import all_rules, rule_by_code
 
-    rule = rule_by_code(args.code)
+    wanted = args.code.strip()
+    rule = rule_by_code(wanted) or next((r for r in all_rules() if r.name == wanted.lower()), None)
     if rule is None:
         sys.stderr.write(
-            f"tflint-perf: error: unknown rule code '{args.code}' (see `tflint-perf rules`)\n"
+            f"tflint-perf: error: unknown rule code or name '{args.code}' (see `tflint-perf rules`)\n"
         )
         return EXIT_ERROR
     sys.stdout.write(rule_page(rule))

@@ -9,6 +9,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+# Where the generated pages are published (SARIF's helpUri links each rule
+# there). OWNER: the account hosting the repository, as in the install docs.
+RULES_URL = "https://github.com/OWNER/tflint-perf/blob/main/docs/rules/"
+
+
+def rule_url(code: str) -> str:
+    return f"{RULES_URL}{code}.md"
+
+
 HEADER = (
     "<!-- Generated from the rule's docstring by `python -m tflint_perf.docs`; do not edit. -->\n"
 )

@@ -88,19 +88,7 @@ class Changes:
         if root in self.roots:
             return
         self.roots.append(root)
-        ref = self.ref
-        if (
-            ref.startswith("-")
-            or _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").returncode != 0
-        ):
-            raise ConfigError(
-                f"--diff-base: unknown git revision '{ref}' in {root}"
-                " (in CI, fetch it first: actions/checkout with fetch-depth: 0)"
-            )
-        base = ref
-        merge_base = _git(root, "merge-base", ref, "HEAD")
-        if merge_base.returncode == 0 and merge_base.stdout.strip():
-            base = merge_base.stdout.decode().strip()
+        base = self._base(root)
         proc = _git(
             root,
             "-c",
@@ -128,6 +116,32 @@ class Changes:
         for rel in untracked.stdout.decode("utf-8", "surrogateescape").split("\0"):
             if rel:
                 self.lines[_key(os.path.join(root, rel))] = ALL
+
+    def _base(self, root: str) -> str:
+        """What the working tree is compared with: the merge base of REF and
+        HEAD (REF without common history); for ``HEAD`` in a repository with
+        no commit yet (pre-commit's hook on the first commit), the empty tree."""
+        ref = self.ref
+        exists = _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+        if not ref.startswith("-") and exists.returncode == 0:
+            merge_base = _git(root, "merge-base", ref, "HEAD")
+            if merge_base.returncode == 0 and merge_base.stdout.strip():
+                return merge_base.stdout.decode().strip()
+            return ref
+        if ref in ("HEAD", "@") and _git(root, "symbolic-ref", "--quiet", "HEAD").returncode == 0:
+            # An unborn branch: everything staged or present is new.
+            empty = subprocess.run(
+                ["git", "-C", root, "hash-object", "-t", "tree", "--stdin"],
+                input=b"",
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+            if empty.returncode == 0:
+                return empty.stdout.decode().strip()
+        raise ConfigError(
+            f"--diff-base: unknown git revision '{ref}' in {root}"
+            " (in CI, fetch it first: actions/checkout with fetch-depth: 0)"
+        )
 
     def touches(self, path: str) -> bool:
         """Whether the file changed at all (unchanged files need no linting)."""

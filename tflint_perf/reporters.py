@@ -1,4 +1,4 @@
-"""Output formats: text, json, github (workflow annotations), sarif."""
+"""Output formats: full (code frames) and concise text, json, github (workflow annotations), sarif."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from tflint_perf import __version__
 from tflint_perf.engine.fixes import applicable
 from tflint_perf.engine.rule import SAFE, SYNTAX_CODE, SYNTAX_NAME, Finding, Rule
 
-FORMATS = ("text", "json", "github", "sarif")
+# ``full`` (code frames) is the default; ``text`` is its old name.
+FORMATS = ("full", "concise", "json", "github", "sarif", "text")
 
 
 def finding_to_dict(f: Finding) -> dict:
@@ -43,23 +44,25 @@ def finding_to_dict(f: Finding) -> dict:
             ],
         }
     out.update(f.extra)
+    if "cell" in f.extra:
+        # A notebook: ``line`` is a line of the .ipynb file, so ``column`` is a
+        # column of that line too; the cell's own column is ``cell_column``.
+        out["column"], out["end_column"] = file_columns(f)
+        out["cell_column"], out["cell_end_column"] = f.column, f.end_column
+        out.pop("file_column", None)
+        out.pop("file_end_column", None)
     return out
-
-
-class _Style:
-    def __init__(self, color: bool) -> None:
-        self.color = color
-
-    def __call__(self, text: str, code: str) -> str:
-        return f"\033[{code}m{text}\033[0m" if self.color else text
 
 
 def display_location(f: Finding) -> str:
     """``path:line:col``; notebook findings say which cell."""
-    cell = f.extra.get("cell")
-    if cell is not None:
-        return f"{f.path}:cell {cell}:{f.extra.get('cell_line', f.line)}:{f.column}"
-    return f"{f.path}:{f.line}:{f.column}"
+    from tflint_perf.frames import location
+
+    return location(f)
+
+
+def _fixable(f: Finding, unsafe_fixes: bool) -> bool:
+    return f.fix is not None and (f.fix.safety == SAFE or unsafe_fixes)
 
 
 def write_text(
@@ -70,23 +73,35 @@ def write_text(
     statistics: bool = False,
     quiet: bool = False,
     fixed: int = 0,
+    concise: bool = False,
+    sources=None,
+    show_fixes: bool = True,
 ) -> None:
-    style = _Style(color)
+    """The text formats: ``full`` (a code frame per finding, its text from
+    ``sources``, a ``frames.Sources``) or ``concise`` (one line per finding);
+    then the summary (``quiet``: none)."""
+    from tflint_perf.frames import CODE, FIXABLE, Paint, render
+
+    paint = Paint(color)
     if statistics:
         write_statistics(findings, out, unsafe_fixes)
-        return
-    for f in findings:
-        marker = ""
-        if f.fix is not None and (f.fix.safety == SAFE or unsafe_fixes):
-            marker = style("[*] ", "1;36")
-        out.write(
-            f"{style(display_location(f), '1')}: {style(f.code, '1;31')} {marker}{f.message}\n"
-        )
-    if quiet:
-        return
-    fixable = sum(
-        1 for f in findings if f.fix is not None and (f.fix.safety == SAFE or unsafe_fixes)
-    )
+    elif concise:
+        for f in findings:
+            marker = paint("[*]", FIXABLE) + " " if _fixable(f, unsafe_fixes) else ""
+            where = paint(display_location(f), "1")
+            out.write(f"{where}: {paint(f.code, CODE)} {marker}{f.message}\n")
+    else:
+        for f in findings:
+            unit = sources.unit(f) if sources is not None else None
+            out.write(render(f, unit, paint, _fixable(f, unsafe_fixes), show_fixes))
+    if not quiet:
+        write_summary(findings, out, unsafe_fixes, fixed)
+
+
+def write_summary(
+    findings: Sequence[Finding], out: IO[str], unsafe_fixes: bool = False, fixed: int = 0
+) -> None:
+    fixable = sum(1 for f in findings if _fixable(f, unsafe_fixes))
     hidden = sum(
         1 for f in findings if f.fix is not None and f.fix.safety != SAFE and not unsafe_fixes
     )
@@ -105,11 +120,20 @@ def write_text(
         )
 
 
+def fixed_summary(fixed: int, left: Sequence[Finding], unsafe_fixes: bool = False) -> str:
+    """``--fix-only``'s one line: what was fixed, and the unsafe fixes not applied."""
+    hidden = sum(1 for f in left if f.fix is not None and f.fix.safety != SAFE and not unsafe_fixes)
+    text = f"Fixed {_plural(fixed, 'finding')}" if fixed else "No fixes applied"
+    if hidden:
+        more = _plural(hidden, "additional fix", "additional fixes")
+        text += f" ({more} available with `--unsafe-fixes`)"
+    return text + ".\n"
+
+
 def write_statistics(findings: Sequence[Finding], out: IO[str], unsafe_fixes: bool = False) -> None:
+    """Findings per rule, most frequent first (the summary after it gives the total)."""
     counts = Counter((f.code, f.name) for f in findings)
-    fixable = {
-        f.code for f in findings if f.fix is not None and (f.fix.safety == SAFE or unsafe_fixes)
-    }
+    fixable = {f.code for f in findings if _fixable(f, unsafe_fixes)}
     for (code, name), count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         out.write(f"{count:>5}\t{code}\t{'[*]' if code in fixable else '   '} {name}\n")
 
@@ -174,8 +198,9 @@ def github_line(f: Finding) -> str:
     column, end_column = file_columns(f)
     if f.end_line <= f.line:
         props += [f"col={column}", f"endColumn={max(end_column, column)}"]
-    props.append(f"title={_escape_property(f.code)}")
-    return f"::{level} {','.join(props)}::{_escape_data(f.code + ' ' + f.message)}\n"
+    # GitHub shows the title in bold above the body: the headline, then the detail.
+    props.append(f"title={_escape_property(f.code + ' ' + f.message)}")
+    return f"::{level} {','.join(props)}::{_escape_data(f.detail or f.message)}\n"
 
 
 def write_github(findings: Sequence[Finding], out: IO[str]) -> None:
@@ -202,18 +227,45 @@ _SYNTAX_RULE = {
     "fullDescription": {"text": "The file could not be parsed or decoded; no rule ran on it."},
     "help": {"text": "Fix the syntax error.", "markdown": "Fix the syntax error."},
     "defaultConfiguration": {"level": "error"},
+    "properties": {"tags": ["correctness"]},
 }
 
 
 def _sarif_rule(rule: Type[Rule]) -> dict:
+    from tflint_perf.docs import rule_url
+
     return {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary()},
         "fullDescription": {"text": rule.doc_sections().get("What it does", rule.summary())},
         "help": {"text": rule.doc(), "markdown": rule.doc()},
+        "helpUri": rule_url(rule.code),
         "defaultConfiguration": {"level": "warning"},
-        "properties": {"fixable": rule.fixable},
+        # GitHub code scanning shows tags and filters by them.
+        "properties": {"fixable": rule.fixable, "tags": ["performance", "tensorflow"]},
+    }
+
+
+def _sarif_fix(f: Finding, uri: str) -> dict:
+    """The fix as SARIF replacements (columns 1-based, end exclusive)."""
+    assert f.fix is not None
+    replacements = [
+        {
+            "deletedRegion": {
+                "startLine": e.line,
+                "startColumn": e.column + 1,
+                "endLine": e.end_line,
+                "endColumn": e.end_column + 1,
+            },
+            "insertedContent": {"text": e.content},
+        }
+        for e in f.fix.edits
+    ]
+    return {
+        "description": {"text": f.fix.message or "Apply the fix"},
+        "artifactChanges": [{"artifactLocation": {"uri": uri}, "replacements": replacements}],
+        "properties": {"safety": f.fix.safety},
     }
 
 
@@ -221,14 +273,22 @@ def _sarif_result(f: Finding, index: dict) -> dict:
     column, end_column = file_columns(f)
     region = {"startLine": f.line, "startColumn": column, "endLine": max(f.end_line, f.line)}
     region["endColumn"] = end_column if f.end_line > f.line else max(end_column, column)
-    location = {"artifactLocation": {"uri": sarif_uri(f.path)}, "region": region}
-    return {
+    uri = sarif_uri(f.path)
+    message = {"text": f.message}
+    if f.detail:
+        message["markdown"] = f"{f.message}\n\n{f.detail}"
+    result = {
         "ruleId": f.code,
         "ruleIndex": index.get(f.code, 0),
         "level": "error" if f.code == SYNTAX_CODE else "warning",
-        "message": {"text": f.message},
-        "locations": [{"physicalLocation": location}],
+        "message": message,
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}, "region": region}}],
     }
+    # A notebook's edits are positions in its joined cells, not in the .ipynb
+    # text SARIF points into: its fixes are left out.
+    if f.fix is not None and "cell" not in f.extra:
+        result["fixes"] = [_sarif_fix(f, uri)]
+    return result
 
 
 def sarif_log(findings: Sequence[Finding], rule_classes: Sequence[Type[Rule]]) -> dict:

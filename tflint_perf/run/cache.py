@@ -17,16 +17,28 @@ is removed when a new one is created, so configuration changes do not grow
 the cache without bound. ``tflint-perf clean`` removes everything.
 
 Entries are JSON, never pickle: a cache folder can come from an untrusted
-checkout, and reading it must not run code. A file that is not a valid
-entry (corrupt, truncated, another version's, someone else's) is a miss,
-never an error. Writes go to a temporary file renamed into place, so
-concurrent runs and worker processes never see half an entry.
+checkout (a fork's pull request), and reading it must not run code. Nor may
+a planted entry hide findings or inject false ones, so an entry is used only
+when
+
+- its MAC checks: a keyed BLAKE2b of its key and findings under a random
+  key kept per user, outside any repository (``user_key``), which a
+  checkout cannot supply: an entry this user's runs did not write is a miss;
+- every finding in it is plausible for the file: a known code, positions
+  inside the file, text without control characters (no terminal escapes).
+
+A file that is not a valid entry (corrupt, truncated, another version's,
+someone else's, planted) is a miss, never an error. Writes go to a temporary
+file renamed into place, so concurrent runs and worker processes never see
+half an entry. Once a day a run that writes also removes the entries of
+files that no longer exist.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -42,7 +54,10 @@ except ImportError:  # pragma: no cover
 
 DEFAULT_DIR_NAME = ".tflint-perf-cache"
 ENV_VAR = "TFLINT_PERF_CACHE_DIR"
-FORMAT = 2
+FORMAT = 3
+KEY_BYTES = 32
+PRUNE_STAMP = "pruned"
+PRUNE_SECONDS = 24 * 3600
 TAG_NAME = "CACHEDIR.TAG"
 # https://bford.info/cachedir/ : backup tools skip folders holding this file.
 TAG_TEXT = (
@@ -128,6 +143,108 @@ def default_directory(settings, cli_value: Optional[str] = None) -> Path:
     return Path(settings.root) / DEFAULT_DIR_NAME
 
 
+# -- the per-user key --------------------------------------------------------
+def key_path() -> Path:
+    """Where this user's cache key lives: the user's cache folder, never a project."""
+    if sys.platform == "win32":  # pragma: no cover
+        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~")
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "tflint-perf" / "key"
+
+
+def user_key() -> bytes:
+    """This user's random cache key, created on first use (mode 0600); raises
+    OSError when it can be neither read nor created."""
+    path = key_path()
+    try:
+        key = path.read_bytes()
+        if len(key) == KEY_BYTES:
+            return key
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    from tflint_perf.run.writeback import write_atomically
+
+    temp = path.with_name(f"key.{os.getpid()}.new")
+    write_atomically(str(temp), os.urandom(KEY_BYTES), mode=0o600)
+    try:
+        os.link(temp, path)  # never replaces a key another run just made
+    except FileExistsError:
+        pass
+    except OSError:  # pragma: no cover - no hard links here: last writer wins
+        os.replace(temp, path)
+    finally:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+    key = path.read_bytes()
+    if len(key) != KEY_BYTES:
+        raise OSError(f"{path} is not a tflint-perf cache key")
+    return key
+
+
+def _mac(key: bytes, entry_key: str, findings: str) -> str:
+    return _hash(f"{entry_key}\0{findings}".encode(), key=key).hexdigest()
+
+
+# -- what an entry may hold ------------------------------------------------------
+_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+# Control characters but tab and newline (and, in code, \r and \f): never
+# written to a terminal from a cache entry.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL_IN_CODE = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+
+
+def known_codes() -> frozenset:
+    """TFP000 and each rule module's code (``rules/tfpNNN_*.py``), without
+    importing the rules (a cached run never loads LibCST)."""
+    codes = {"TFP000"}
+    for folder in _package_dirs()[1:]:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        codes.update(n[:6].upper() for n in names if re.match(r"tfp\d{3}_\w*\.py\Z", n))
+    return frozenset(codes)
+
+
+def _printable(value, code: bool = False) -> bool:
+    if isinstance(value, str):
+        return not (_CONTROL_IN_CODE if code else _CONTROL).search(value)
+    if isinstance(value, (list, tuple)):
+        return all(_printable(v, code) for v in value)
+    if isinstance(value, dict):
+        return all(_printable(k) and _printable(v) for k, v in value.items())
+    return value is None or isinstance(value, (int, float, bool))
+
+
+def plausible(f: Finding, lines: Sequence[bytes], codes: frozenset) -> bool:
+    """Whether ``f`` could have come from linting a file with these ``lines``:
+    a known code, a span inside the file, printable text."""
+    count = len(lines)
+    if f.code not in codes or not _NAME.match(f.name):
+        return False
+    if not (1 <= f.line <= f.end_line <= count + 1) or f.column < 1 or f.end_column < 1:
+        return False
+    # bytes per line bound its characters (a notebook's cell lines sit in longer JSON lines)
+    widest = max((len(line) for line in lines), default=0) + 1
+    if max(f.column, f.end_column) > widest:
+        return False
+    if not (_printable(f.message) and _printable(f.detail) and _printable(f.extra)):
+        return False
+    if f.fix is not None:
+        if not _printable(f.fix.message) or f.fix.safety not in ("safe", "unsafe"):
+            return False
+        for e in f.fix.edits:
+            if not (1 <= e.line <= e.end_line and e.column >= 0 and e.end_column >= 0):
+                return False
+            if not _printable(e.content, code=True):
+                return False
+    return True
+
+
 # -- (de)serialising findings ------------------------------------------------
 def _finding_to_json(f: Finding) -> list:
     fix = None
@@ -192,37 +309,56 @@ class Cache:
         self.salt = salt.hexdigest()
         self.bucket = self.directory / self.salt[:24]
         self._bucket_prefix = os.path.join(str(self.bucket), "")
-        self.writable = True
         self._touched = False
+        self._codes: Optional[frozenset] = None
+        self.problem: Optional[str] = None  # why this run cannot use the cache
+        try:
+            self.key: Optional[bytes] = user_key()
+        except OSError as exc:
+            self.key = None
+            self.problem = f"cannot keep the cache key in {key_path()}: {exc.strerror or exc}"
+        self.writable = True  # until prepare() or a write says otherwise
 
     # -- keys --------------------------------------------------------------
     def _entry(self, absolute: str) -> str:
+        """The entry's file: one per file, so an edit overwrites its entry."""
         name = _hash(f"{self.salt}\0{absolute}".encode()).hexdigest()
         return f"{self._bucket_prefix}{name[:32]}.json"  # strings: pathlib is slow per file
 
+    def entry_key(self, absolute: str, data: bytes) -> str:
+        """Everything an entry's findings depend on: the linter's code and
+        settings (the salt), the file's path and its bytes. The one place
+        that says what makes an entry valid."""
+        return _hash(f"{self.salt}\0{absolute}\0{self.content_hash(data)}".encode()).hexdigest()
+
     @staticmethod
     def content_hash(data: bytes) -> str:
-        # SHA-256: with the CPU's SHA instructions (most x86 and ARM chips)
-        # twice as fast as BLAKE2b, and a cached run hashes every file.
         return _hash(data).hexdigest()
 
     # -- reading -----------------------------------------------------------
     def get(self, path: str, data: bytes) -> Optional[List[Finding]]:
         """The cached findings for ``path`` with contents ``data``, or None."""
+        if self.key is None:
+            return None
         absolute = os.path.abspath(path)
         try:
             with open(self._entry(absolute), "rb", buffering=0) as handle:
                 entry = json.loads(handle.readall())
-            if (
-                entry["format"] != FORMAT
-                or entry["salt"] != self.salt
-                or entry["path"] != absolute
-                or entry["content"] != self.content_hash(data)
-            ):
+            key = self.entry_key(absolute, data)
+            if entry["format"] != FORMAT or entry["path"] != absolute or entry["key"] != key:
                 return None
-            findings = [_finding_from_json(path, item) for item in entry["findings"]]
+            text = entry["findings"]
+            if not isinstance(text, str) or entry["mac"] != _mac(self.key, key, text):
+                return None  # not written by this user's runs
+            findings = [_finding_from_json(path, item) for item in json.loads(text)]
         except (OSError, ValueError, KeyError, TypeError, IndexError):
             return None  # missing, corrupt, foreign or stale: a miss
+        if findings:
+            if self._codes is None:
+                self._codes = known_codes()
+            lines = data.splitlines()
+            if not all(plausible(f, lines, self._codes) for f in findings):
+                return None
         if not self._touched:  # mark the bucket as in use (see prune)
             self._touched = True
             try:
@@ -234,6 +370,9 @@ class Cache:
     # -- writing -----------------------------------------------------------
     def prepare(self) -> Optional[str]:
         """Create the folders; None, or why the cache cannot be written."""
+        if self.problem:
+            self.writable = False
+            return self.problem
         try:
             new_bucket = not self.bucket.is_dir()
             self.bucket.mkdir(parents=True, exist_ok=True)
@@ -250,26 +389,31 @@ class Cache:
             self._prune()
         return None
 
-    def put(self, path: str, data: bytes, findings: Sequence[Finding]) -> None:
-        if not self.writable:
-            return
+    def put(self, path: str, data: bytes, findings: Sequence[Finding]) -> Optional[str]:
+        """Store the findings; on the first failed write, why (then no more writes)."""
+        if not self.writable or self.key is None:
+            return None
         absolute = os.path.abspath(path)
+        key = self.entry_key(absolute, data)
+        try:
+            text = json.dumps([_finding_to_json(f) for f in findings], separators=(",", ":"))
+        except (TypeError, ValueError):
+            return None  # a finding carries something JSON cannot hold: do not cache it
         entry = {
             "format": FORMAT,
-            "salt": self.salt,
             "path": absolute,
-            "content": self.content_hash(data),
-            "findings": [_finding_to_json(f) for f in findings],
+            "key": key,
+            "findings": text,
+            "mac": _mac(self.key, key, text),
         }
         try:
-            payload = json.dumps(entry, separators=(",", ":")).encode()
-        except (TypeError, ValueError):
-            return  # a finding carries something JSON cannot hold: do not cache it
-        try:
-            _write_atomic(Path(self._entry(absolute)), payload)
-        except OSError:
+            _write_atomic(Path(self._entry(absolute)), json.dumps(entry).encode())
+        except OSError as exc:
             self.writable = False  # full disk, read-only checkout: lint on, uncached
+            return f"cannot write the cache in {self.directory}: {exc.strerror or exc}"
+        return None
 
+    # -- pruning -----------------------------------------------------------
     def _prune(self) -> None:
         """Remove other buckets that no run has used for a week."""
         import shutil
@@ -287,6 +431,37 @@ class Cache:
                     shutil.rmtree(item.path, ignore_errors=True)
             except OSError:
                 continue
+
+    def prune_missing(self, now: Optional[float] = None) -> int:
+        """At most once a day: remove the entries of files that no longer
+        exist (moved, deleted). The number removed."""
+        stamp = self.bucket / PRUNE_STAMP
+        now = time.time() if now is None else now
+        try:
+            if now - stamp.stat().st_mtime < PRUNE_SECONDS:
+                return 0
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return 0
+        removed = 0
+        try:
+            entries = [e for e in os.scandir(self.bucket) if e.name.endswith(".json")]
+            for item in entries:
+                try:
+                    with open(item.path, "rb") as handle:
+                        path = json.loads(handle.read())["path"]
+                    gone = not isinstance(path, str) or not os.path.exists(path)
+                except (OSError, ValueError, KeyError, TypeError):
+                    gone = True  # not an entry: nothing to keep
+                if gone:
+                    os.unlink(item.path)
+                    removed += 1
+            _write_atomic(stamp, b"")
+            os.utime(stamp, (now, now))
+        except OSError:
+            pass  # another run pruned it, or the folder is read-only
+        return removed
 
 
 def _write_atomic(target: Path, payload: bytes) -> None:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import fnmatch
+import functools
 import os
 import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Pattern, Sequence
 
 from tflint_perf.engine.rule import SYNTAX_CODE
 
@@ -79,26 +79,70 @@ def refuse_conflicts(selected: Sequence[str], ignored: Sequence[str], where: str
         raise ConfigError(f"{where}: '{both[0]}' is both selected and ignored")
 
 
+@functools.lru_cache(maxsize=None)
+def _glob(pattern: str) -> Pattern:
+    """A pattern as a regex: ``*`` (any text, ``/`` too, as in fnmatch and
+    ruff), ``?``, ``[...]``, and ``**/`` matching zero or more folders
+    (``tests/**/*.py`` matches ``tests/x.py``, as in ruff and gitignore)."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i) and (i == 0 or pattern[i - 1] == "/"):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        char = pattern[i]
+        end = pattern.find("]", i + 2) if char == "[" else -1
+        if char == "*":
+            out.append(".*")
+        elif char == "?":
+            out.append(".")
+        elif end > 0:
+            body = pattern[i + 1 : end]
+            out.append(
+                "[" + ("^" + body[1:] if body[0] == "!" else body).replace("\\", "\\\\") + "]"
+            )
+            i = end
+        else:
+            out.append(re.escape(char))
+        i += 1
+    try:
+        return re.compile("".join(out) + r"\Z", re.DOTALL)
+    except re.error:  # a class like [z-a]: the pattern is taken literally
+        return re.compile(re.escape(pattern) + r"\Z")
+
+
+def _relative(path: str, root: Path) -> Optional[str]:
+    """``path`` relative to ``root`` with ``/`` separators, or None outside it."""
+    absolute = os.path.abspath(path)
+    for candidate in (absolute, os.path.realpath(absolute)):
+        try:
+            return Path(candidate).relative_to(root).as_posix()
+        except ValueError:
+            continue
+    return None
+
+
 def path_matches(path: str, patterns: Sequence[str], root: Path) -> bool:
-    """Whether a pattern matches the path relative to ``root`` or any of its parts."""
+    """Whether a pattern matches ``path``, relative to ``root`` (the folder of
+    the configuration file), never its absolute path (a project under a folder
+    named like a pattern stays linted).
+
+    A pattern without ``/`` matches any folder or file name in that relative
+    path; one with ``/`` matches the relative path or a folder it lies in. A
+    file outside ``root`` is matched by its name only."""
     if not patterns:
         return False
-    absolute = Path(os.path.abspath(path))
-    try:
-        relative = absolute.relative_to(root).as_posix()
-    except ValueError:
-        relative = absolute.as_posix()
-    parts = relative.split("/")
+    relative = _relative(path, root)
+    parts = relative.split("/") if relative is not None else [os.path.basename(path)]
     for pattern in patterns:
         pattern = pattern.rstrip("/")
-        if fnmatch.fnmatchcase(relative, pattern) or fnmatch.fnmatchcase(
-            absolute.as_posix(), pattern
-        ):
-            return True
-        if "/" not in pattern and any(fnmatch.fnmatchcase(p, pattern) for p in parts):
-            return True
-        if "/" in pattern and fnmatch.fnmatchcase(relative, pattern.rstrip("*").rstrip("/") + "/*"):
-            return True
+        if "/" not in pattern:
+            if any(_glob(pattern).match(p) for p in parts):
+                return True
+        elif relative is not None:
+            prefixes = ("/".join(parts[:k]) for k in range(1, len(parts) + 1))
+            if any(_glob(pattern.lstrip("/")).match(p) for p in prefixes):
+                return True
     return False
 
 
@@ -114,12 +158,15 @@ class Settings:
     cache_dir: Optional[str] = None  # relative to root; not part of the fingerprint
 
     def is_enabled(self, code: str, extra_ignores: Sequence[str] = ()) -> bool:
-        """The most specific matching prefix decides; ignore wins a tie."""
+        """The most specific matching prefix decides; ignore wins a tie.
+        ``extra_ignores`` (a file's per-file ignores) always turn a code off."""
+        if any(code.startswith(prefix) for prefix in extra_ignores):
+            return False
         best_len, enabled = -1, False
         for prefix in self.select:
             if code.startswith(prefix) and len(prefix) > best_len:
                 best_len, enabled = len(prefix), True
-        for prefix in list(self.ignore) + list(extra_ignores):
+        for prefix in self.ignore:
             if code.startswith(prefix) and len(prefix) >= best_len:
                 best_len, enabled = len(prefix), False
         return enabled

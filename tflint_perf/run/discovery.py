@@ -6,6 +6,7 @@ import os
 from typing import Iterator, List, Optional, Sequence, Tuple
 
 from tflint_perf.run.config import Settings
+from tflint_perf.run.gitignore import GitIgnore
 
 SUFFIXES = (".py", ".ipynb")
 # Never walked into: tool state, environments, build output.
@@ -77,19 +78,31 @@ def _named_file(path: str) -> None:
 
 
 def iter_files(
-    paths: Sequence[str], settings: Settings, force_exclude: bool = False
+    paths: Sequence[str],
+    settings: Settings,
+    force_exclude: bool = False,
+    respect_gitignore: bool = True,
 ) -> Iterator[Tuple[str, str]]:
     """(path to report, identity) of every file to lint; the identity is its
-    real path, so one file reached twice (through a link) is linted once."""
+    real path, so one file reached twice (through a link) is linted once.
+
+    A path named on the command line is linted whatever ``exclude`` and
+    ``.gitignore`` say, unless ``force_exclude`` (pre-commit names every
+    staged file); what a walk meets is skipped when they match it."""
+    ignore = GitIgnore() if respect_gitignore else None
     for path in paths:
         _named_file(path)
         if os.path.isdir(path):
-            yield from _walk(path, settings)
-        elif not (force_exclude and settings.is_excluded(path)):
+            yield from _walk(path, settings, ignore)
+        elif not (force_exclude and _excluded_file(path, settings, ignore)):
             yield path, os.path.realpath(path)
 
 
-def _walk(top: str, settings: Settings) -> Iterator[Tuple[str, str]]:
+def _excluded_file(path: str, settings: Settings, ignore: Optional[GitIgnore]) -> bool:
+    return settings.is_excluded(path) or (ignore is not None and ignore.ignored(path))
+
+
+def _walk(top: str, settings: Settings, ignore: Optional[GitIgnore]) -> Iterator[Tuple[str, str]]:
     """Files under ``top``, each folder's files (sorted) before its subfolders.
 
     Symbolic links: a link to a folder is not walked, and a link to a file
@@ -109,22 +122,29 @@ def _walk(top: str, settings: Settings) -> Iterator[Tuple[str, str]]:
         for entry in entries:
             full = entry.path[2:] if entry.path.startswith("./") else entry.path
             if entry.is_dir(follow_symlinks=False):
-                if _walks_into(entry, full, settings):
+                if _walks_into(entry, full, settings, ignore):
                     subdirs.append(entry.path)
-            elif entry.name.endswith(SUFFIXES) and not settings.is_excluded(full):
+            elif (
+                entry.name.endswith(SUFFIXES)
+                and not settings.is_excluded(full)
+                and not (ignore is not None and ignore.ignored_entry(entry.path, False))
+            ):
                 identity = _file_identity(entry, real_top, top)
                 if identity is not None:
                     yield full, identity
         stack.extend(reversed(subdirs))
 
 
-def _walks_into(entry: os.DirEntry, full: str, settings: Settings) -> bool:
+def _walks_into(
+    entry: os.DirEntry, full: str, settings: Settings, ignore: Optional[GitIgnore]
+) -> bool:
     name = entry.name
     return not (
         name in DEFAULT_SKIPPED_DIRS
         or name.endswith(".egg-info")
         or _is_virtualenv(entry.path)
         or settings.is_excluded(full)
+        or (ignore is not None and ignore.ignored_entry(entry.path, True))
     )
 
 
@@ -139,11 +159,16 @@ def _file_identity(entry: os.DirEntry, real_top: str, top: str) -> Optional[str]
     return target if inside and os.path.isfile(target) else None
 
 
-def collect(paths: Sequence[str], settings: Settings, force_exclude: bool = False) -> List[str]:
+def collect(
+    paths: Sequence[str],
+    settings: Settings,
+    force_exclude: bool = False,
+    respect_gitignore: bool = True,
+) -> List[str]:
     """All files to lint, each once, in a stable order."""
     seen = set()
     out = []
-    for path, identity in iter_files(paths, settings, force_exclude):
+    for path, identity in iter_files(paths, settings, force_exclude, respect_gitignore):
         if identity not in seen:
             seen.add(identity)
             out.append(path)

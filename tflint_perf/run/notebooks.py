@@ -158,7 +158,7 @@ def _source_spans(text: str) -> List[Optional[_Span]]:
 
 @dataclass
 class Cell:
-    number: int  # 1-based among code cells
+    number: int  # 1-based among all cells (markdown ones too), as ruff numbers them
     text: str  # the source as one string
     as_list: bool  # stored as a list of lines (nbformat's usual form)
     file_lines: List[int]  # per source line: the line of the .ipynb that holds it
@@ -228,11 +228,11 @@ def read(text: str) -> Notebook:
         spans = [None] * len(nb["cells"])
     if len(spans) != len(nb["cells"]):  # duplicate "cells" keys and such: no positions
         spans = [None] * len(nb["cells"])
-    number = 0
-    for raw, span in zip(nb["cells"], spans):
+    # Cells are numbered as ruff and Jupyter's cell list count them: every
+    # cell, markdown and raw included, from 1.
+    for number, (raw, span) in enumerate(zip(nb["cells"], spans), 1):
         if not isinstance(raw, dict) or raw.get("cell_type") != "code":
             continue
-        number += 1
         source = raw.get("source", "")
         as_list = isinstance(source, list)
         if as_list:
@@ -668,6 +668,15 @@ def _apply_fixed(notebook: Notebook, fixed_joined: str) -> Optional[str]:
     return text
 
 
+def fixed_cells(notebook: Notebook, edits) -> Dict[int, str]:
+    """The new source of each cell a fix changes (its edits are positions in
+    the joined module), for showing the fix; empty when it cannot be mapped."""
+    from tflint_perf.engine.fixes import apply_edits
+
+    joined = join(notebook.cells)
+    return _new_texts(notebook, apply_edits(joined.source, edits)) or {}
+
+
 # -- helpers for --diff-base and --baseline ---------------------------------
 
 
@@ -680,7 +689,7 @@ def load_file(path: str) -> Optional[Notebook]:
 
 
 def cell_file_spans(notebook: Notebook) -> Dict[int, Tuple[int, int]]:
-    """Per code cell number: the first and last line of the file holding its source."""
+    """Per code cell's number: the first and last line of the file holding its source."""
     out = {}
     for cell in notebook.cells:
         if cell.span is not None:

@@ -78,7 +78,7 @@ def lint_and_store(path: str, settings, mode: str, unsafe: bool, cache) -> FileR
     except OSError:
         return result
     if (stat.st_mtime_ns, stat.st_size) == before[1]:  # not edited while we linted it
-        cache.put(path, before[0], result.findings)
+        result.cache_warning = cache.put(path, before[0], result.findings)
     return result
 
 
@@ -89,12 +89,20 @@ def lint_and_store(path: str, settings, mode: str, unsafe: bool, cache) -> FileR
 # that file (an internal error) and is replaced.
 
 
-def _serve(conn, job) -> None:
+def _serve(conn, job, inherited) -> None:
     """A worker: lint the files the parent sends until it sends None."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # end quietly with the parent
+    # A forked worker holds copies of the parent's ends of its siblings'
+    # pipes; closed, so each worker sees EOF when the parent dies (else they
+    # would wait for each other forever).
+    for fd in inherited:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
     settings, mode, unsafe, cache = job
     while True:
         try:
@@ -118,9 +126,13 @@ def _context():
 
 
 class _Worker:
-    def __init__(self, context, job) -> None:
+    def __init__(self, context, job, siblings: Sequence["_Worker"] = ()) -> None:
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child, job), daemon=True)
+        inherited = [w.conn.fileno() for w in siblings if not w.conn.closed]
+        if context.get_start_method() != "fork":
+            inherited = []  # nothing inherited; those numbers mean other files there
+        inherited.append(self.conn.fileno())
+        self.process = context.Process(target=_serve, args=(child, job, inherited), daemon=True)
         self.process.start()
         child.close()
         self.task: Optional[Tuple[int, str]] = None
@@ -184,6 +196,13 @@ def lint_files(
             results[index] = lint_and_store(files[index], settings, mode, unsafe, cache)
     else:
         _lint_in_pool(files, todo, results, workers, (settings, mode, unsafe, cache))
+    if cache is not None:
+        # A full disk mid-run: said once, whichever worker met it first.
+        warnings = {r.cache_warning for r in results if r is not None and r.cache_warning}
+        for warning in sorted(warnings)[:1]:
+            sys.stderr.write(f"tflint-perf: warning: {warning}; running without it\n")
+        if cache.writable and not warnings:
+            cache.prune_missing()
     return results  # type: ignore[return-value]
 
 
@@ -209,7 +228,7 @@ def _lint_in_pool(files, todo, results, workers: int, job: tuple) -> None:
     pool: List[_Worker] = []
     try:
         for _ in range(workers):
-            worker = _Worker(context, job)
+            worker = _Worker(context, job, pool)
             pool.append(worker)
             if queue:
                 worker.give(queue.pop())
@@ -244,6 +263,8 @@ def _collect(worker: _Worker, results, pool: List[_Worker], queue, context, job)
     worker.task = None
     if not worker.process.is_alive():
         worker.kill()
-        pool[pool.index(worker)] = worker = _Worker(context, job)
+        pool[pool.index(worker)] = worker = _Worker(
+            context, job, [w for w in pool if w is not worker]
+        )
     if queue:
         worker.give(queue.pop())

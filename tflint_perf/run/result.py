@@ -19,3 +19,4 @@ class FileResult:
     fixed_source: Optional[str] = None
     error: Optional[str] = None  # something to tell the user, not a finding
     failed: bool = False  # the error means the run did not do its job: exit 2
+    cache_warning: Optional[str] = None  # the cache could not be written (said once per run)

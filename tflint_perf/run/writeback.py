@@ -11,6 +11,9 @@
   we linted) is not overwritten.
 - A symbolic link named on the command line is written through: its target
   is replaced, the link stays a link.
+- A file with hard links (more than one name) is rewritten in place, so
+  every name sees the fix; renaming would leave the other names with the old
+  text. Should that write fail half-way, the original bytes are written back.
 """
 
 from __future__ import annotations
@@ -43,9 +46,32 @@ def replace_text(path: str, text: str, encoding: str, original: bytes) -> None:
     if not os.access(target, os.W_OK):
         raise WriteError("cannot write: Permission denied")
     try:
-        _swap(target, data, info, original)
+        if info.st_nlink > 1:
+            _rewrite_in_place(target, data, original)
+        else:
+            _swap(target, data, info, original)
     except OSError as exc:
         raise WriteError(f"cannot write: {exc.strerror or exc}") from None
+
+
+def _rewrite_in_place(target: str, data: bytes, original: bytes) -> None:
+    """Overwrite the file's own bytes (same inode: every hard link sees them)."""
+    with open(target, "r+b") as handle:
+        if handle.read() != original:
+            raise WriteError("the file changed on disk while it was being fixed")
+        try:
+            _overwrite(handle, data)
+        except BaseException:
+            _overwrite(handle, original)  # as it was (it fitted before)
+            raise
+
+
+def _overwrite(handle, data: bytes) -> None:
+    handle.seek(0)
+    handle.write(data)
+    handle.truncate()
+    handle.flush()
+    os.fsync(handle.fileno())
 
 
 def _swap(target: str, data: bytes, info: os.stat_result, original: bytes) -> None:

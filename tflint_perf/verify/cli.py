@@ -160,3 +160,5 @@ def write_text(out, args) -> None:
     session = getattr(args, "verify_session", None)
     if session is not None:
         write_table(session.findings, out, session)
+    if getattr(args, "verify_report", None):
+        out.write(f"The report, with every measurement: {args.verify_report}\n")

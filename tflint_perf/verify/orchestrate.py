@@ -44,8 +44,8 @@ PACKAGE_ROOT = str(Path(tflint_perf.__file__).resolve().parent.parent)
 TAIL_BYTES = 64 * 1024
 INSTALL_HINT = (
     "--verify runs the flagged code with TensorFlow, which this Python ({python}) cannot import ({error}). "
-    "Install it with `{python} -m pip install tensorflow` (or `tensorflow-cpu`, or `pip install 'tflint-perf[verify]'` "
-    "for nvidia-ml-py as well); every finding is reported unverified."
+    "Install it with `{python} -m pip install tensorflow` (or `tensorflow-cpu`; nvidia-ml-py as well for "
+    "GPU facts); every finding is reported unverified."
 )
 
 

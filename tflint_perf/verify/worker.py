@@ -110,18 +110,22 @@ class Worker:
         info["thread"] = threading.get_ident()
         from tflint_perf.verify.device import detect
 
+        module = self.spec.get("tf_module")
+        # TensorFlow first: without it (and so without numpy, which it brings)
+        # the message must name TensorFlow.
+        if self.spec.get("probe"):  # cheap: no TensorFlow import; the first worker tells the rest
+            found = not module or importlib.util.find_spec(module) is not None
+            error = "" if found else f"ModuleNotFoundError: No module named {module!r}"
+            if found and importlib.util.find_spec("numpy") is None:
+                found, error = False, "ModuleNotFoundError: No module named 'numpy'"
+            self.send(type="hello", ok=found, error=error, device=detect(None, error), **info)
+            return False
         try:
             import numpy
 
             self.np = numpy
         except ImportError as exc:
             self.send(type="hello", ok=False, error=error_line(exc), device=detect(None), **info)
-            return False
-        module = self.spec.get("tf_module")
-        if self.spec.get("probe"):  # cheap: no TensorFlow import; the first worker tells the rest
-            found = not module or importlib.util.find_spec(module) is not None
-            error = "" if found else f"ModuleNotFoundError: No module named {module!r}"
-            self.send(type="hello", ok=found, error=error, device=detect(None, error), **info)
             return False
         if module:
             try:
