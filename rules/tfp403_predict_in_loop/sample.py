@@ -25,6 +25,7 @@ def one_sample(
     """The expression showing that ``data`` is one sample, else None. Keeping
     the first row of the output counts only for an input that changes per
     iteration and that the source does not build with several rows."""
+
     def value(name):
         return _value_entering(ctx, sem, name, region)
 
