@@ -61,3 +61,40 @@ def fixed_of(path: Path, unsafe: bool):
     name = path.stem + (".unsafe.fixed.py" if unsafe else ".fixed.py")
     candidate = path.with_name(name)
     return candidate if candidate.exists() else None
+
+
+# -- multi-file projects --------------------------------------------------------
+# ``fixtures/projects/<case>/``: a small tree of modules linted together (the
+# project index: a rule reads what another module of the tree does).
+# ``bad_<case>/expected.txt`` pins every finding (``relpath:LINE:COL CODE
+# headline`` and its detail lines); ``ok_<case>/`` has none.
+PROJECTS = FIXTURES / "projects"
+
+
+def project_cases():
+    return sorted(p for p in PROJECTS.iterdir() if p.is_dir())
+
+
+def project_files(case: Path):
+    return sorted(str(p) for p in case.rglob("*.py"))
+
+
+def render_project(case: Path, findings) -> list:
+    out = []
+    for finding in findings:
+        rel = Path(finding.path).relative_to(case).as_posix()
+        out.append(f"{rel}:{diagnostic(finding)}")
+    return sorted(out)
+
+
+def project_expected(case: Path) -> list:
+    expected = case / "expected.txt"
+    if not expected.exists():
+        return []
+    entries: list = []
+    for line in expected.read_text().splitlines():
+        if line.startswith(DETAIL_INDENT) and entries:
+            entries[-1] += "\n" + line
+        elif line.strip():
+            entries.append(line)
+    return sorted(entries)

@@ -52,10 +52,11 @@ def tamper(cache, source):
 
     entry_path = entries(cache)[str(source)]
     entry = json.loads(entry_path.read_text())
-    findings = json.loads(entry["findings"])
+    payload = json.loads(entry["findings"])
+    findings = payload["findings"]
     assert findings, "expected a cached finding to tamper with"
     findings[0][6] = TAMPERED
-    entry["findings"] = json.dumps(findings)
+    entry["findings"] = json.dumps(payload)
     entry["mac"] = _mac(user_key(), entry["key"], entry["findings"])
     entry_path.write_text(json.dumps(entry))
 

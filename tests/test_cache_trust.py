@@ -33,7 +33,7 @@ def _entry(root):
 
 
 def _rewrite(path, entry, findings, key):
-    entry["findings"] = json.dumps(findings)
+    entry["findings"] = json.dumps({"findings": findings, "extra": {}})
     entry["mac"] = _mac(key, entry["key"], entry["findings"])
     path.write_text(json.dumps(entry))
 
@@ -75,7 +75,7 @@ def test_implausible_findings_are_a_miss_even_when_signed(project, check, field,
     expected = check(project, "--no-cache", "--format", "json", ".")[1]
     check(project, ".")
     path, entry = _entry(project)
-    findings = json.loads(entry["findings"])
+    findings = json.loads(entry["findings"])["findings"]
     findings[0][field] = value
     _rewrite(path, entry, findings, user_key())
     assert json.loads(check(project, "--format", "json", ".")[1]) == json.loads(expected)
@@ -88,7 +88,7 @@ def test_a_signed_plausible_entry_is_used(project, check):
     """The other side of the tests above: the cache does answer."""
     check(project, ".")
     path, entry = _entry(project)
-    findings = json.loads(entry["findings"])
+    findings = json.loads(entry["findings"])["findings"]
     findings[0][6] = "from the cache"
     _rewrite(path, entry, findings, user_key())
     assert "TFP301 [*] from the cache" in check(project, ".")[1]

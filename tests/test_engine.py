@@ -69,7 +69,7 @@ def _qual(source, expr):
             "tensorflow.zeros",
         ),
         ("import tensorflow as tf", "np.sum", None),
-        ("from . import tf", "tf.zeros", None),
+        ("from . import tf", "tf.zeros", ".tf.zeros"),
         ("tf = object()", "tf.zeros", None),
     ],
 )
@@ -210,8 +210,8 @@ ALLOWED_IMPORTS = {
     "engine": {"", "engine"},
     "analysis": {"", "engine", "analysis"},
     "rules": {"", "engine", "analysis", "rules"},
-    "run": {"", "engine", "rules", "run"},
-    "verify": {"", "engine", "rules", "run", "verify"},
+    "run": {"", "engine", "analysis", "rules", "run"},
+    "verify": {"", "engine", "analysis", "rules", "run", "verify"},
 }
 
 

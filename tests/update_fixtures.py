@@ -10,7 +10,7 @@ only where they exist or where the rules now report or fix; near misses
 
 import sys
 
-from fixture_cases import fixed_of, render, sources
+from fixture_cases import fixed_of, project_cases, project_files, render, render_project, sources
 from tflint_perf.engine.linter import fix_source, lint_source
 from tflint_perf.rules import all_rules
 
@@ -38,7 +38,22 @@ def update(codes) -> int:
                 changed += _write(target, result.source)
             if not unsafe:
                 safe_source = result.source
+    for case in project_cases():
+        if codes and not any(code.lower() in case.name for code in codes):
+            continue
+        changed += _update_project(case)
     return changed
+
+
+def _update_project(case) -> int:
+    from tflint_perf.run.config import Settings
+    from tflint_perf.run.parallel import lint_files
+
+    results = lint_files(project_files(case), Settings(root=case), jobs=1)
+    findings = render_project(case, [f for r in results for f in r.findings])
+    if case.name.startswith("ok_"):
+        return 0
+    return _write(case / "expected.txt", "".join(line + "\n" for line in findings))
 
 
 def _write(path, text) -> int:

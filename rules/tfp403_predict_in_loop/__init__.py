@@ -16,7 +16,7 @@ from tflint_perf.engine.verification import Rewrite, Verification
 from tflint_perf.engine.walk import descendants
 
 from .message import message
-from .receiver import CALL, NotInference, Receivers, inference_method
+from .receiver import CALL, Inference, NotInference, Receivers, inference_method
 from .sites import NoSite, Shape, Sites
 
 
@@ -126,15 +126,20 @@ class PredictInLoop(Rule):
         ctx = self.ctx
         receivers = sites = None
         graph_mode = None
+        project = ctx.project is not None
         for call in ctx.nodes(cst.Call):
             method = inference_method(call)
-            data = data_argument(call) if method is not None else None
-            if method is None or data is None:
+            if method is None and not project:
                 continue
             if receivers is None:
                 receivers, sites = Receivers(ctx), Sites(ctx)
             verdict = receivers.classify(call, method)
             if verdict is None:
+                continue
+            data = data_argument(call)
+            if isinstance(verdict, Inference) and verdict.external is not None:
+                data, method = verdict.data, verdict.method
+            if data is None or method is None:
                 continue
             if isinstance(verdict, NotInference):
                 self.silent(call, verdict.reason, verdict.detail)
@@ -146,7 +151,8 @@ class PredictInLoop(Rule):
                 self.silent(call, Reason.TEST_CODE)
                 continue
             assert sites is not None
-            site = sites.find(call, data, method)
+            made = data if isinstance(verdict, Inference) and verdict.made_inside else None
+            site = sites.find(call, data, method, made)
             if isinstance(site, NoSite):
                 self.silent(site.at or call, site.reason, site.detail)
                 if site.at is not None:

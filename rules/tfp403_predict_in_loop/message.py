@@ -33,6 +33,14 @@ def message(
     cost = _COST.get(method, _COST["predict"])
     arg = f"`{_clip(ctx.code(site.sample), 50)}`"
     lines = [f"The input {arg} is one sample{_chain(ctx, site, at, call)}; {cost}."]
+    if inference.external is not None:
+        where = f"{_relative(ctx, inference.external)}, line {inference.external.get('line')}"
+        made = "makes it one sample and " if inference.made_inside else ""
+        lines = [
+            f"`{_clip(dotted(call.func) or method, 40)}()` ({where}) {made}runs Keras inference "
+            f"on {arg}{_chain(ctx, site, at, call)}; {cost}."
+        ]
+        direct = "the model directly there, `model(x, training=False)`,"
     if site.shape is Shape.ELSEWHERE:
         assert site.agent is not None
         head = f"{spelled} on one sample per environment step: call {direct} instead"
@@ -67,11 +75,46 @@ def message(
                 f"Collect the samples and call `{method}` once, or the model directly, "
                 f"`{model}(batch, training=False)`, when the batch fits in memory."
             )
+    if inference.external is not None:
+        head = _external_head(spelled, site.shape)
     if site.loop is not None and site.trips is not None:
         lines.append(f"Repeated by {_where(ctx, site)} ({_line(ctx, site.loop)}){_trips(site)}.")
+    if site.handoff is not None:
+        facts, handing = site.handoff
+        loop = _first_loop_line(facts)
+        lines.append(
+            f"Repeated by the loop of {_spell(ctx, handing)} ({_relative(ctx, facts)}, line {loop}), "
+            "which calls it on each iteration."
+        )
     if len(head) > LIMIT:
         head = _shorten(head)
     return head, "\n".join(lines)
+
+
+def _external_head(spelled: str, shape: Shape) -> str:
+    """A call of another module's function that runs ``predict`` on one sample."""
+    if shape is Shape.SEQUENTIAL:
+        return (
+            f"{spelled} runs `predict` on one sample per loop step: call the model directly there"
+        )
+    if shape is Shape.UNCLEAR:
+        return f"{spelled} runs `predict` on one sample per loop step: batch, or call the model directly"
+    if shape is Shape.INVARIANT:
+        return f"{spelled} runs `predict` on the same input in every loop iteration: call it once before"
+    return f"{spelled} runs `predict` on one sample per loop iteration: call it once on the batch"
+
+
+def _first_loop_line(facts: dict) -> object:
+    looped = facts.get("calls_in_loop") or {}
+    return min((info.get("line", 0) for info in looped.values()), default="?")
+
+
+def _relative(ctx, facts: dict) -> str:
+    """Where another module's function is, relative to this file's folder."""
+    import os
+
+    path = str(facts.get("path", "?"))
+    return os.path.relpath(path, os.path.dirname(os.path.abspath(ctx.path))).replace(os.sep, "/")
 
 
 def _where(ctx, site: Site) -> str:
@@ -105,6 +148,8 @@ def _spell(ctx, call: cst.Call) -> str:
 
 
 def _why(ctx, site: Site) -> str:
+    if site.handoff is not None:
+        return "the loop that calls it feeds each result back into the next input"
     if site.stepper is not None:
         step = _clip(ctx.code(site.stepper), 40)
         return f"it drives `{step}`"

@@ -13,7 +13,7 @@ from tflint_perf.analysis.api.keras import (
     KERAS_PREDICT_KEYWORDS,
 )
 from tflint_perf.analysis.api.others import MODEL_LOADER_ROOTS, OTHER_PREDICTOR_ROOTS
-from tflint_perf.analysis.calls import CallGraph
+from tflint_perf.analysis.calls import CallGraph, external_argument
 from tflint_perf.analysis.semantic import BindingKind, SemanticModel
 from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
@@ -27,6 +27,12 @@ class Inference:
     method: str  # predict, predict_on_batch, ... or __call__ (``model(x)``)
     model: cst.BaseExpression  # the model expression (``self.model``)
     known: bool  # the model is known to be Keras (not only likely)
+    # A function of another module of the tree that runs the inference: its
+    # exported facts, the argument it runs it on, and whether it makes that
+    # argument one sample itself.
+    external: Optional[dict] = None
+    data: Optional[cst.BaseExpression] = None
+    made_inside: bool = False
 
 
 @dataclass(frozen=True)
@@ -54,10 +60,17 @@ class Receivers:
             *OTHER_PREDICTOR_ROOTS
         )
 
-    def classify(self, call: cst.Call, method: str) -> Union[Inference, NotInference, None]:
+    def classify(
+        self, call: cst.Call, method: Optional[str]
+    ) -> Union[Inference, NotInference, None]:
         """Inference on a Keras model; a reason when it looks like one but is not
         (or cannot be told); None when it is no inference-like call at all."""
         func = call.func
+        external = self.graph.external(call)
+        if external is not None:
+            return self._external(call, external)
+        if method is None:
+            return None
         if method == CALL:
             assert isinstance(func, cst.Name)
             if self.values.kind(func) is Kind.KERAS_MODEL:
@@ -79,6 +92,22 @@ class Receivers:
         if self._keras_evidence(call, method):
             return Inference(method, model, False)
         return NotInference(Reason.UNRESOLVED, "the model's library is not known")
+
+    def _external(self, call: cst.Call, facts: dict) -> Optional[Inference]:
+        """A function of another module of the tree that runs Keras inference on
+        one of its parameters (``agent.act(obs)``, ``QNetwork.predict(states)``)."""
+        used = facts.get("uses", {}).get("INFERENCE", {})
+        if not used:
+            return None
+        param, info = sorted(used.items())[0]
+        data = external_argument(call, facts, param)
+        if data is None:
+            return None
+        func = call.func
+        model = func.value if isinstance(func, cst.Attribute) else func
+        method = func.attr.value if isinstance(func, cst.Attribute) else CALL
+        made = bool(info.get("one_sample"))
+        return Inference(method, model, True, facts, data, made)
 
     def _passed_in(self, func: cst.Name) -> bool:
         """Bound only as a parameter (not a def, class or import of this module)."""

@@ -12,7 +12,7 @@ from tflint_perf.analysis.agent_classes import AgentClasses
 from tflint_perf.analysis.api import Effect
 from tflint_perf.analysis.api.keras import MODEL_CHANGING_METHODS
 from tflint_perf.analysis.api.tables import SAME_KIND
-from tflint_perf.analysis.calls import CallGraph
+from tflint_perf.analysis.calls import CallGraph, external_argument
 from tflint_perf.analysis.semantic import Binding, BindingKind, SemanticModel
 from tflint_perf.analysis.summaries import Summaries
 from tflint_perf.analysis.trips import Estimate, Size, Trips
@@ -44,6 +44,9 @@ class Site:
     feedback: Optional[str] = None  # the input name built from the previous prediction
     stepper: Optional[cst.Call] = None  # what the prediction drives (env.step(...))
     agent: Optional[cst.ClassDef] = None  # the agent class (Shape.ELSEWHERE)
+    # The function of another module of the tree that calls this one in its
+    # loop (a policy handed to a rollout): its facts, and the call handing it on.
+    handoff: Optional[Tuple[dict, cst.Call]] = None
 
 
 @dataclass(frozen=True)
@@ -77,17 +80,21 @@ class Sites:
                 return each
         return call
 
-    def find(self, call: cst.Call, data, method: str) -> Union[Site, NoSite]:
+    def find(self, call: cst.Call, data, method: str, made=None) -> Union[Site, NoSite]:
+        """``made``: the input, when the call's own callee makes it one sample."""
         loops = self.trips.loops_around(call)
         if loops:
-            return self._in_loop(call, data, loops[0], call, data)
+            return self._in_loop(call, data, loops[0], call, data, made=made)
         func = self.sem.function_of(call)
         if func is None:
             return NoSite(Reason.RUNS_ONCE, "not in a loop")
-        found = list(self._through_callers(call, data, func))
+        found = list(self._through_callers(call, data, func, made))
         sites = [s for s in found if isinstance(s, Site)]
         if sites:
             return sites[0]
+        handed = self._handed_on(call, data, func, made)
+        if handed is not None:
+            return handed
         if method == "predict":
             agent = self._agent_entry(call, data, func)
             if agent is not None:
@@ -140,13 +147,13 @@ class Sites:
             return Site(sample, Shape.UNCLEAR, loop, path, estimate)
         return Site(sample, Shape.BATCHABLE, loop, path, estimate)
 
-    def _through_callers(self, call, data, func) -> Iterator[Union[Site, NoSite]]:
+    def _through_callers(self, call, data, func, made=None) -> Iterator[Union[Site, NoSite]]:
         """``def act(s): return model.predict(s[None])`` called in a loop, through any
         depth of callers (methods, wrappers, callables passed as arguments)."""
         params = self.summaries.params_reached(data, _data_params(func))
         if not params:
             return
-        made = one_sample(self.ctx, self.sem, data, call, func.body)
+        made = made or one_sample(self.ctx, self.sem, data, call, func.body)
         frontier: List[
             Tuple[cst.FunctionDef, Set[str], Tuple[cst.Call, ...], Optional[cst.CSTNode]]
         ]
@@ -190,6 +197,28 @@ class Sites:
                         )
                         following.append((outer, reached, (site,) + path, here))
             frontier = following
+
+    def _handed_on(self, call, data, func, made) -> Optional[Site]:
+        """``rollout(env, greedy)`` where ``rollout``, in another module of the
+        tree, calls its parameter in a loop: ``greedy`` runs once per step."""
+        if self.ctx.project is None:
+            return None
+        sample = made or one_sample(self.ctx, self.sem, data, call, func.body)
+        if sample is None or not self.summaries.params_reached(data, _data_params(func)):
+            return None
+        for other in self.ctx.nodes(cst.Call):
+            facts = self.graph.external(other)
+            looped = facts.get("calls_in_loop") if facts is not None else None
+            if facts is None or not looped:
+                continue
+            for param, info in sorted(looped.items()):
+                arg = external_argument(other, facts, param)
+                if isinstance(arg, cst.Name) and any(
+                    b.statement is func for b in self.sem.lookup_name(arg)
+                ):
+                    shape = Shape.SEQUENTIAL if info.get("sequential") else Shape.UNCLEAR
+                    return Site(sample, shape, None, (other, call), handoff=(facts, other))
+        return None
 
     def _agent_entry(self, call, data, func) -> Optional[Site]:
         """``predict`` on one observation in an agent method that nothing here

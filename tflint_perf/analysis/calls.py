@@ -114,6 +114,24 @@ class CallGraph:
                 out += self._targets(arg, site, depth + 1)
         return out
 
+    def external(self, call: cst.Call) -> Optional[dict]:
+        """The exported facts of the function of another module of the tree that
+        ``call`` runs: an imported function, a class's ``__init__``, or a method
+        of an instance of an imported class. None when unknown."""
+        func = call.func
+        facts = self.values.project_facts(self.ctx.qualname(func))
+        if facts is not None:
+            if facts.get("kind") == "function":
+                return facts
+            if facts.get("kind") == "class":
+                return facts.get("methods", {}).get("__init__")
+            return None
+        if isinstance(func, cst.Attribute):
+            cls = self.values.external_class(func.value)
+            if cls is not None:
+                return cls.get("methods", {}).get(func.attr.value)
+        return None
+
     # -- classes ---------------------------------------------------------------
     def method(self, cls: cst.ClassDef, name: str, own: bool = False) -> Optional[cst.FunctionDef]:
         """``cls.name``: defined in the class, else in its bases of this module."""
@@ -181,6 +199,23 @@ class CallGraph:
             for call in self.ctx.nodes(cst.Call):
                 self._calls_in.setdefault(self.sem.function_of(call), []).append(call)
         return self._calls_in.get(func, [])
+
+
+def external_argument(call: cst.Call, facts: dict, param: str) -> Optional[cst.BaseExpression]:
+    """The expression ``call`` passes for ``param`` of an exported function."""
+    params = list(facts.get("params", ()))
+    if params and params[0] in ("self", "cls") and isinstance(call.func, cst.Attribute):
+        params = params[1:]
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == param:
+            return arg.value
+    if param not in params:
+        return None
+    index = params.index(param)
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in positional[: index + 1]) or index >= len(positional):
+        return None
+    return positional[index].value
 
 
 def _unique(found: List[cst.FunctionDef]) -> List[cst.FunctionDef]:

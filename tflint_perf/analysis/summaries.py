@@ -24,7 +24,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from tflint_perf.analysis import api
 from tflint_perf.analysis.api import Effect, Kind
-from tflint_perf.analysis.calls import CallGraph
+from tflint_perf.analysis.calls import CallGraph, external_argument
 from tflint_perf.analysis.samples import batch_of_one
 from tflint_perf.analysis.semantic import BindingKind, SemanticModel
 from tflint_perf.analysis.values import Values
@@ -92,6 +92,28 @@ class Summaries:
             effects |= self.of(target).effects
         return effects
 
+    def external_uses(self, call: cst.Call, params: Set[str]) -> Dict[Effect, Dict[str, Use]]:
+        """What a call of another module's function does to this function's
+        parameters (``params``): inference or training on a value computed from
+        them, and whether the callee makes it one sample."""
+        facts = self.graph.external(call)
+        out: Dict[Effect, Dict[str, Use]] = {}
+        if facts is None:
+            return out
+        for flag in DATA_EFFECTS:
+            for param, info in facts.get("uses", {}).get(flag.name, {}).items():
+                arg = external_argument(call, facts, param)
+                if arg is None:
+                    continue
+                sample = (
+                    call
+                    if info.get("one_sample")
+                    else batch_of_one(self.ctx, arg, self.sem.value_of)
+                )
+                for mine in self.params_reached(arg, params):
+                    out.setdefault(flag, {}).setdefault(mine, Use((call,), sample))
+        return out
+
     def path_to(self, call: cst.Call, effect: Effect) -> Tuple[cst.CSTNode, ...]:
         """The chain of calls from ``call`` to the node that has ``effect``."""
         if self.direct_effects(call) & effect:
@@ -110,6 +132,14 @@ class Summaries:
         return known
 
     def _classify(self, call: cst.Call) -> Tuple[Effect, Optional[cst.BaseExpression]]:
+        facts = self.graph.external(call)
+        if facts is not None:
+            effects = effects_of(facts)
+            used = next(
+                (p for f in DATA_EFFECTS for p in facts.get("uses", {}).get(f.name, {})),
+                None,
+            )
+            return effects, external_argument(call, facts, used) if used else None
         qualname = self.ctx.call_name(call)
         if qualname is not None:
             return api.effects(qualname), None
@@ -152,8 +182,12 @@ class Summaries:
             summary.effects |= effects
             for flag in _flags(effects):
                 summary.evidence.setdefault(flag, (call,))
+            external = self.external_uses(call, params)
             for flag in DATA_EFFECTS:
-                if effects & flag and data is not None:
+                if flag in external:  # another module's function: its facts say
+                    for param, use in external[flag].items():
+                        summary.uses.setdefault(flag, {}).setdefault(param, use)
+                elif effects & flag and data is not None:
                     sample = batch_of_one(self.ctx, data, self.sem.value_of)
                     for param in self.params_reached(data, params):
                         summary.uses.setdefault(flag, {}).setdefault(param, Use((call,), sample))
@@ -260,6 +294,14 @@ def data_argument(call: cst.Call) -> Optional[cst.BaseExpression]:
         if arg.keyword is not None and arg.keyword.value in ("x", "inputs"):
             return arg.value
     return None
+
+
+def effects_of(facts: dict) -> Effect:
+    """The Effect flags an exported function's facts name."""
+    out = Effect.NONE
+    for name in facts.get("effects", ()):
+        out |= Effect[name]
+    return out
 
 
 def _data_params(func: cst.FunctionDef) -> Set[str]:

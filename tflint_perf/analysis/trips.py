@@ -137,7 +137,9 @@ class Trips:
                     return inner
         kind = self.values.kind(expr)
         if kind in _DATA_KINDS:
-            return Estimate(Size.DATA, None, f"one iteration per item of `{code}`, a {kind.value}")
+            return Estimate(
+                Size.DATA, None, f"one iteration per item of `{code}`, {_article(kind.value)}"
+            )
         return UNKNOWN
 
     def _call(self, call: cst.Call, code: str, depth: int) -> Estimate:
@@ -161,7 +163,9 @@ class Trips:
                 return _counted(count, f"`{code}`")
         kind = self.values.kind(call)
         if kind in _DATA_KINDS:
-            return Estimate(Size.DATA, None, f"one iteration per item of `{code}`, a {kind.value}")
+            return Estimate(
+                Size.DATA, None, f"one iteration per item of `{code}`, {_article(kind.value)}"
+            )
         return UNKNOWN
 
     def _slice_length(self, expr: cst.BaseExpression) -> Optional[int]:
@@ -262,6 +266,10 @@ class Trips:
             return None
         before = [b for b in self.sem.lookup(counter.value, loop) if b.plain]
         return self.number(before[-1].value) if before else None  # type: ignore[arg-type]
+
+
+def _article(noun: str) -> str:
+    return ("an " if noun[:1] in "aeiou" else "a ") + noun
 
 
 def _counted(count: int, why: str) -> Estimate:

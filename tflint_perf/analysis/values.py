@@ -127,8 +127,25 @@ class Values:
         if kind is BindingKind.PARAMETER:
             return self._parameter(binding, depth)
         if kind is BindingKind.FUNCTION and isinstance(binding.statement, cst.FunctionDef):
-            return Kind.TF_FUNCTION if _compiled(self.ctx, binding.statement) else Kind.UNKNOWN
+            return Kind.TF_FUNCTION if self.is_compiled(binding.statement) else Kind.UNKNOWN
+        if kind is BindingKind.IMPORT:
+            facts = self.project_facts(binding.qualname)
+            if facts is not None and facts.get("kind") == "value":
+                return Kind(facts["value_kind"])
         return Kind.UNKNOWN
+
+    def is_compiled(self, func: cst.FunctionDef) -> bool:
+        """Decorated with ``tf.function``."""
+        return _compiled(self.ctx, func)
+
+    # -- the other modules of the tree -------------------------------------------
+    def project_facts(self, qualname: Optional[str]) -> Optional[dict]:
+        """The facts of a name another module of the tree exports (None: the API
+        table knows it, it is not of the tree, or this run lints one file)."""
+        project = self.ctx.project
+        if project is None or not qualname or api.call(qualname) is not None:
+            return None
+        return project.symbol(qualname)
 
     def _parameter(self, binding: Binding, depth: int) -> Kind:
         param = binding.statement
@@ -245,6 +262,10 @@ class Values:
         if qualname is not None:
             if qualname == "numpy.where":
                 return Kind.ARRAY if len(call.args) == 3 else Kind.LIST
+            exported = self.project_facts(qualname)
+            if exported is not None:
+                field = "value_kind" if exported.get("kind") == "class" else "returns"
+                return Kind(exported.get(field, Kind.UNKNOWN.value))
             return api.returns(qualname)
         if isinstance(func, cst.Attribute):
             name = func.attr.value
@@ -254,6 +275,9 @@ class Values:
             facts = api.method(receiver, name)
             if facts is not None:
                 return receiver if name in SAME_KIND else facts.returns
+            method = self._graph().external(call)
+            if method is not None:
+                return Kind(method.get("returns", Kind.UNKNOWN.value))
         called = self.kind(func, depth)
         if called in (Kind.KERAS_MODEL, Kind.LAYER):
             return Kind.TENSOR
@@ -315,38 +339,62 @@ class Values:
             self._classes[cls] = known
         return known
 
-    def instance_class(self, expr: cst.CSTNode, depth: int = 0) -> Optional[cst.ClassDef]:
+    def instance_class(self, expr: cst.CSTNode) -> Optional[cst.ClassDef]:
         """The class of this module an object is an instance of: ``self`` in a
-        method, a name or attribute bound to ``C(...)``, an alias of one, or a
-        parameter every caller passes one (``A2CAgent(model)`` then
-        ``self.model = model``)."""
+        method, or the one class every constructor call it comes from builds."""
+        made = self.constructed_by(expr)
+        if made is None:
+            return None
+        classes = {self.class_called(c) if isinstance(c, cst.Call) else c for c in made}
+        found = classes.pop() if len(classes) == 1 else None
+        return found if isinstance(found, cst.ClassDef) else None
+
+    def external_class(self, expr: cst.CSTNode) -> Optional[dict]:
+        """The exported facts of the class, of another module of the tree, an
+        object is an instance of (``self.net = QNetwork(...)``)."""
+        if self.ctx.project is None:
+            return None
+        made = self.constructed_by(expr)
+        if not made or not all(isinstance(c, cst.Call) for c in made):
+            return None
+        names = {self.ctx.call_name(c) for c in made if isinstance(c, cst.Call)}
+        facts = self.project_facts(names.pop()) if len(names) == 1 else None
+        return facts if facts is not None and facts.get("kind") == "class" else None
+
+    def constructed_by(self, expr: cst.CSTNode, depth: int = 0) -> Optional[List[cst.CSTNode]]:
+        """The calls an object comes from (``C(...)``), through aliases,
+        attributes set in any method, and parameters every caller passes such
+        an object (``A2CAgent(model)`` then ``self.model = model``); for
+        ``self`` in a method, its class. None when some source is unknown."""
+        if isinstance(expr, cst.Call):
+            return [expr]
         if depth > 6 or not isinstance(expr, (cst.Name, cst.Attribute)):
             return None
-        classes: Set[cst.ClassDef] = set()
+        out: List[cst.CSTNode] = []
         for binding in self.sem.lookup_name(expr) or self._attribute_bindings(expr):
             if binding.kind in (BindingKind.MUTATION, BindingKind.AUGMENTED):
                 continue
             if binding.kind is BindingKind.PARAMETER:
-                found = self._parameter_class(binding, depth)
+                found = self._parameter_sources(binding, depth)
             elif binding.plain and isinstance(binding.value, cst.Call):
-                found = self.class_called(binding.value)
+                found = [binding.value]
             elif binding.plain and isinstance(binding.value, (cst.Name, cst.Attribute)):
-                found = self.instance_class(binding.value, depth + 1)
+                found = self.constructed_by(binding.value, depth + 1)
             else:
                 found = None
             if found is None:
                 return None
-            classes.add(found)
-        return classes.pop() if len(classes) == 1 else None
+            out += found
+        return out or None
 
-    def _parameter_class(self, binding: Binding, depth: int) -> Optional[cst.ClassDef]:
+    def _parameter_sources(self, binding: Binding, depth: int) -> Optional[List[cst.CSTNode]]:
         func = binding.scope.function
         if func is None:
             return None
         cls = self.sem.method_class(func)
         params = [*func.params.posonly_params, *func.params.params]
         if cls is not None and params and params[0] is binding.statement:
-            return cls  # self
+            return [cls]  # self
         key = (func, binding.name)
         if key in self._pending:
             return None
@@ -356,8 +404,13 @@ class Values:
             passed = [graph.argument(c, func, binding.name) for c in graph.direct_callers(func)]
             if not passed or any(a is None for a in passed):
                 return None
-            classes = {self.instance_class(a, depth + 1) for a in passed}
-            return classes.pop() if len(classes) == 1 else None
+            out: List[cst.CSTNode] = []
+            for arg in passed:
+                found = self.constructed_by(arg, depth + 1)
+                if found is None:
+                    return None
+                out += found
+            return out
         finally:
             self._pending.discard(key)
 

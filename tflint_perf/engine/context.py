@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Dict, Iterator, List, Mapping, Optional, Type,
 from tflint_perf.engine import cst
 from tflint_perf.engine.cells import Cells
 from tflint_perf.engine.names import ImportTable
+from tflint_perf.engine.project import ProjectView
 from tflint_perf.engine.reasons import Silence
 from tflint_perf.engine.rule import Edit, Finding, Fix
 
@@ -36,6 +37,7 @@ class FileContext:
         self.ancestors: List[cst.CSTNode] = []  # chain above the visited node
         self.findings: List[Finding] = []
         self.recording = False  # record silent exits (``tflint-perf why``)
+        self.project: Optional[ProjectView] = None  # the other modules of the tree, if known
         self.silences: List[Silence] = []
         self._positions: Optional[Mapping[cst.CSTNode, CodeRange]] = None
         self._line_starts: Optional[List[int]] = None

@@ -5,12 +5,13 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import List, Optional, Pattern, Sequence, Type
+from typing import Callable, List, Optional, Pattern, Sequence, Type
 
 from tflint_perf.engine import cst, noqa
 from tflint_perf.engine.cells import PERCENT_MARKER, Cells, compile_error
 from tflint_perf.engine.context import FileContext
 from tflint_perf.engine.fixes import applicable, apply_edits, choose_fixes
+from tflint_perf.engine.project import ProjectView
 from tflint_perf.engine.rule import SYNTAX_CODE, SYNTAX_NAME, Finding, Fix, Rule
 from tflint_perf.engine.screen import LIBCST_DEPTH_LIMIT, Facts, ast_tree, too_deep_for_libcst
 from tflint_perf.engine.walk import dispatch_tables, walk
@@ -133,6 +134,25 @@ def _libcst_parse(source: str, path: str):
         return None, syntax_finding(path, 1, 1, reason)
 
 
+def analyse_source(
+    source: str, path: str, after: Callable[[FileContext], None], project=None
+) -> bool:
+    """Parse and walk a module without rules, then ``after(ctx)``: what the
+    project index needs of a module no rule had to read. False when it does
+    not parse."""
+    tree = cpython_tree(source)
+    if tree is None:
+        return False
+    parsed = _libcst_parse_guarded(source, path, tree, None)
+    if parsed.module is None:
+        return False
+    ctx = FileContext(path, source, parsed.module)
+    ctx.project = project
+    walk(parsed.module, {}, {}, ctx.parents, ctx.ancestors, ctx.by_type, ctx.spans)
+    after(ctx)
+    return True
+
+
 def active_rules(source: str, rule_classes: Sequence[Type[Rule]]) -> List[Type[Rule]]:
     """The rules whose cheap text pre-check matches this source."""
     if not _USES_FRAMEWORK.search(source):
@@ -148,6 +168,8 @@ def lint_source(
     tree: Optional[ast.Module] = None,
     screen: bool = True,
     silences: Optional[list] = None,
+    project: Optional[ProjectView] = None,
+    after: Optional[Callable[[FileContext], None]] = None,
 ) -> List[Finding]:
     """Findings for one module, noqa applied, sorted by position.
 
@@ -156,11 +178,17 @@ def lint_source(
     ``tree`` is the module's ``ast`` tree when the caller has one (flake8);
     ``screen=False`` skips the rules' screens (to test that they lose nothing).
     ``silences``: a list to record the rules' silent exits in (``tflint-perf
-    why``; screens are skipped then, so every rule looks).
+    why``; screens are skipped then, so every rule looks). ``project``: what
+    the file may know of the other modules of the tree; ``after(ctx)`` runs
+    once the rules are done (the runner collects the file's exports there).
     """
     if noqa.file_is_exempt(source):
         return []
     rules = active_rules(source, rule_classes)
+    if project is not None and project.imports_tree(source):
+        # What another module of the tree does may concern any rule, whatever
+        # words this one uses (the screens still apply).
+        rules = list(rule_classes)
     if not rules:
         return _located(check_syntax(source, path, cell_marker), source, path, cell_marker)
     tree = tree if tree is not None else cpython_tree(source)
@@ -172,7 +200,7 @@ def lint_source(
     parsed = parse(source, path, cell_marker, tree)
     findings = list(parsed.errors)
     if parsed.module is not None:
-        findings += _run_rules(parsed, path, rules, silences)
+        findings += _run_rules(parsed, path, rules, silences, project, after)
     noqa_lines = noqa.NoqaLines(source)
     kept = [f for f in findings if not noqa_lines.suppresses(f.code, f.line)]
     if parsed.cells is not None and parsed.cells.in_notebook:
@@ -188,19 +216,27 @@ def screened(rules: List[Type[Rule]], facts: Facts) -> Optional[List[Type[Rule]]
 
 
 def _run_rules(
-    parsed: Parsed, path: str, rules: List[Type[Rule]], silences: Optional[list] = None
+    parsed: Parsed,
+    path: str,
+    rules: List[Type[Rule]],
+    silences: Optional[list] = None,
+    project: Optional[ProjectView] = None,
+    after: Optional[Callable[[FileContext], None]] = None,
 ) -> List[Finding]:
     assert parsed.module is not None, "lint_source runs the rules only on a parsed module"
     ctx = FileContext(path, parsed.source, parsed.module, parsed.cells)
+    ctx.project = project
     if silences is not None:
         ctx.recording, ctx.silences = True, silences
-    if not (ctx.imports.uses_tensorflow or ctx.imports.uses_numpy):
+    if not (ctx.imports.uses_tensorflow or ctx.imports.uses_numpy or (project and project.forced)):
         return []
     instances = [rule_class(ctx) for rule_class in rules]
     visits, leaves = dispatch_tables(instances)
     walk(parsed.module, visits, leaves, ctx.parents, ctx.ancestors, ctx.by_type, ctx.spans)
     for rule in instances:
         rule.finish()
+    if after is not None:
+        after(ctx)
     return ctx.findings
 
 
@@ -235,6 +271,7 @@ def fix_source(
     rule_classes: Sequence[Type[Rule]],
     unsafe: bool,
     cell_marker: Optional[Pattern] = None,
+    project: Optional[ProjectView] = None,
 ) -> FixResult:
     """Apply fixes until none is left to apply; the remaining findings.
 
@@ -244,7 +281,7 @@ def fix_source(
     """
     fixed = 0
     error = None
-    findings = lint_source(source, path, rule_classes, cell_marker)
+    findings = lint_source(source, path, rule_classes, cell_marker, project=project)
     broken = sum(1 for f in findings if f.code == SYNTAX_CODE)
     for _ in range(MAX_FIX_PASSES):
         fixes = _applicable_fixes(findings, unsafe)
@@ -259,7 +296,7 @@ def fix_source(
             break
         source = candidate
         fixed += len(chosen)
-        findings = lint_source(source, path, rule_classes, cell_marker)
+        findings = lint_source(source, path, rule_classes, cell_marker, project=project)
     return FixResult(source, fixed, findings, error)
 
 

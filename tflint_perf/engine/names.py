@@ -109,12 +109,17 @@ class ImportTable:
         return bound
 
     def _add_import_from(self, node: cst.ImportFrom) -> dict:
+        """``from a.b import c as d`` binds ``d`` to ``a.b.c``; a relative import
+        keeps its dots (``from .nets import Q``: ``.nets.Q``), resolved against
+        the file's package by the project view (``engine/project.py``)."""
         bound: dict = {}
-        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+        if isinstance(node.names, cst.ImportStar):
             return bound
-        base = _module_name(node.module)
+        dots = "." * len(node.relative)
+        base = _module_name(node.module) if node.module is not None else ""
         if base is None:
             return bound
+        base = dots + base
         for alias in node.names:
             name = _module_name(alias.name)
             if name is None:
@@ -122,7 +127,7 @@ class ImportTable:
             local = name
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 local = alias.asname.name.value
-            bound[local] = f"{base}.{name}"
+            bound[local] = f"{base}.{name}" if not base.endswith(".") else f"{base}{name}"
         return bound
 
     def qualname(self, expr: cst.BaseExpression) -> Optional[str]:

@@ -42,7 +42,7 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from tflint_perf import __version__
 from tflint_perf.engine.rule import Edit, Finding, Fix
@@ -54,7 +54,7 @@ except ImportError:  # pragma: no cover
 
 DEFAULT_DIR_NAME = ".tflint-perf-cache"
 ENV_VAR = "TFLINT_PERF_CACHE_DIR"
-FORMAT = 3
+FORMAT = 4
 KEY_BYTES = 32
 PRUNE_STAMP = "pruned"
 PRUNE_SECONDS = 24 * 3600
@@ -320,37 +320,55 @@ class Cache:
         self.writable = True  # until prepare() or a write says otherwise
 
     # -- keys --------------------------------------------------------------
-    def _entry(self, absolute: str) -> str:
-        """The entry's file: one per file, so an edit overwrites its entry."""
-        name = _hash(f"{self.salt}\0{absolute}".encode()).hexdigest()
+    def _entry(self, absolute: str, variant: str = "") -> str:
+        """The entry's file: one per file (and kind), so an edit overwrites its entry."""
+        kind = "\0second" if variant else ""
+        name = _hash(f"{self.salt}\0{absolute}{kind}".encode()).hexdigest()
         return f"{self._bucket_prefix}{name[:32]}.json"  # strings: pathlib is slow per file
 
-    def entry_key(self, absolute: str, data: bytes) -> str:
+    def entry_key(self, absolute: str, data: bytes, variant: str = "") -> str:
         """Everything an entry's findings depend on: the linter's code and
-        settings (the salt), the file's path and its bytes. The one place
-        that says what makes an entry valid."""
-        return _hash(f"{self.salt}\0{absolute}\0{self.content_hash(data)}".encode()).hexdigest()
+        settings (the salt), the file's path and its bytes, and for a second
+        pass the facts of the other modules it read (``variant``). The one
+        place that says what makes an entry valid."""
+        text = f"{self.salt}\0{absolute}\0{self.content_hash(data)}\0{variant}"
+        return _hash(text.encode()).hexdigest()
 
     @staticmethod
     def content_hash(data: bytes) -> str:
         return _hash(data).hexdigest()
 
     # -- reading -----------------------------------------------------------
-    def get(self, path: str, data: bytes) -> Optional[List[Finding]]:
+    def get(self, path: str, data: bytes, variant: str = "") -> Optional[List[Finding]]:
         """The cached findings for ``path`` with contents ``data``, or None."""
+        entry = self.get_entry(path, data, variant)
+        return entry[0] if entry is not None else None
+
+    def get_entry(
+        self, path: str, data: bytes, variant: str = ""
+    ) -> Optional[Tuple[List[Finding], dict]]:
+        """(findings, extra) for ``path`` with contents ``data``, or None.
+
+        ``variant`` names a second kind of entry for the same file: the
+        result of its second pass with the project's facts (``run/project.py``);
+        ``extra`` is data the runner stored with the findings."""
         if self.key is None:
             return None
         absolute = os.path.abspath(path)
         try:
-            with open(self._entry(absolute), "rb", buffering=0) as handle:
+            with open(self._entry(absolute, variant), "rb", buffering=0) as handle:
                 entry = json.loads(handle.readall())
-            key = self.entry_key(absolute, data)
+            key = self.entry_key(absolute, data, variant)
             if entry["format"] != FORMAT or entry["path"] != absolute or entry["key"] != key:
                 return None
             text = entry["findings"]
             if not isinstance(text, str) or entry["mac"] != _mac(self.key, key, text):
                 return None  # not written by this user's runs
-            findings = [_finding_from_json(path, item) for item in json.loads(text)]
+            payload = json.loads(text)
+            findings = [_finding_from_json(path, item) for item in payload["findings"]]
+            extra = payload["extra"]
+            if not isinstance(extra, dict):
+                return None
         except (OSError, ValueError, KeyError, TypeError, IndexError):
             return None  # missing, corrupt, foreign or stale: a miss
         if findings:
@@ -365,7 +383,7 @@ class Cache:
                 os.utime(self.bucket)
             except OSError:
                 pass
-        return findings
+        return findings, extra
 
     # -- writing -----------------------------------------------------------
     def prepare(self) -> Optional[str]:
@@ -389,14 +407,23 @@ class Cache:
             self._prune()
         return None
 
-    def put(self, path: str, data: bytes, findings: Sequence[Finding]) -> Optional[str]:
-        """Store the findings; on the first failed write, why (then no more writes)."""
+    def put(
+        self,
+        path: str,
+        data: bytes,
+        findings: Sequence[Finding],
+        extra: Optional[dict] = None,
+        variant: str = "",
+    ) -> Optional[str]:
+        """Store the findings (and ``extra``); on the first failed write, why
+        (then no more writes)."""
         if not self.writable or self.key is None:
             return None
         absolute = os.path.abspath(path)
-        key = self.entry_key(absolute, data)
+        key = self.entry_key(absolute, data, variant)
         try:
-            text = json.dumps([_finding_to_json(f) for f in findings], separators=(",", ":"))
+            payload = {"findings": [_finding_to_json(f) for f in findings], "extra": extra or {}}
+            text = json.dumps(payload, separators=(",", ":"))
         except (TypeError, ValueError):
             return None  # a finding carries something JSON cannot hold: do not cache it
         entry = {
@@ -407,7 +434,7 @@ class Cache:
             "mac": _mac(self.key, key, text),
         }
         try:
-            _write_atomic(Path(self._entry(absolute)), json.dumps(entry).encode())
+            _write_atomic(Path(self._entry(absolute, variant)), json.dumps(entry).encode())
         except OSError as exc:
             self.writable = False  # full disk, read-only checkout: lint on, uncached
             return f"cannot write the cache in {self.directory}: {exc.strerror or exc}"

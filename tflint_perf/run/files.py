@@ -27,11 +27,19 @@ def decode(data: bytes):
 
 
 def lint_text(
-    source: str, path: str, settings: Settings, mode: str = CHECK, unsafe: bool = False
+    source: str,
+    path: str,
+    settings: Settings,
+    mode: str = CHECK,
+    unsafe: bool = False,
+    project=None,
 ) -> FileResult:
-    """Lint one text; a bug in tflint-perf is that file's error, not the run's end."""
+    """Lint one text; a bug in tflint-perf is that file's error, not the run's end.
+
+    ``project``: what the file may know of the other modules of the tree
+    (``engine/project.py``), or None."""
     try:
-        return _lint_text(source, path, settings, mode, unsafe)
+        return _lint_text(source, path, settings, mode, unsafe, project)
     except Exception as exc:
         if os.environ.get(DEBUG_ENV):
             raise
@@ -39,7 +47,9 @@ def lint_text(
         return FileResult(path, error=f"{reason[:300]} (please report it)", failed=True)
 
 
-def _lint_text(source: str, path: str, settings: Settings, mode: str, unsafe: bool) -> FileResult:
+def _lint_text(
+    source: str, path: str, settings: Settings, mode: str, unsafe: bool, project=None
+) -> FileResult:
     if path.lower().endswith(".ipynb"):  # the code cells as one module
         from tflint_perf.run.notebooks import lint_notebook
 
@@ -49,9 +59,9 @@ def _lint_text(source: str, path: str, settings: Settings, mode: str, unsafe: bo
     rules = settings.rules_for(path)
     result = FileResult(path)
     if mode == CHECK:
-        result.findings = lint_source(source, path, rules)
+        result.findings = lint_source(source, path, rules, project=project)
     else:
-        outcome = fix_source(source, path, rules, unsafe)
+        outcome = fix_source(source, path, rules, unsafe, project=project)
         result.findings, result.fixed, result.error = outcome.findings, outcome.fixed, outcome.error
         if outcome.source != source:
             result.original, result.fixed_source = source, outcome.source
@@ -65,7 +75,9 @@ def read_bytes(path: str) -> bytes:
         return handle.read()
 
 
-def lint_file(path: str, settings: Settings, mode: str = CHECK, unsafe: bool = False) -> FileResult:
+def lint_file(
+    path: str, settings: Settings, mode: str = CHECK, unsafe: bool = False, project=None
+) -> FileResult:
     try:
         data = read_bytes(path)
     except OSError as exc:
@@ -79,7 +91,7 @@ def lint_file(path: str, settings: Settings, mode: str = CHECK, unsafe: bool = F
         if not settings.reports_syntax_errors(path):
             result.findings = []
         return result
-    result = lint_text(source, path, settings, mode, unsafe)
+    result = lint_text(source, path, settings, mode, unsafe, project)
     if mode == FIX and result.fixed_source is not None:
         result = _write_back(result, data, encoding, settings, unsafe)
     return result

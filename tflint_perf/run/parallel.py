@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from tflint_perf.engine.fixes import applicable
 from tflint_perf.run.files import lint_file
@@ -53,32 +53,56 @@ def _read(path: str) -> Optional[Tuple[bytes, tuple]]:
         return None
 
 
-def _cached(path: str, cache, mode: str, unsafe: bool) -> Tuple[Optional[FileResult], int]:
+def _cached(
+    path: str, cache, mode: str, unsafe: bool, project=None
+) -> Tuple[Optional[FileResult], int]:
     """The result from the cache, or None; and the file's size (for scheduling)."""
     read = _read(path)
     if read is None:
         return None, 0
     data, _ = read
-    findings = cache.get(path, data)
-    if findings is not None and (mode == CHECK or not any(applicable(f, unsafe) for f in findings)):
-        return FileResult(path, findings), len(data)
+    entry = cache.get_entry(path, data, _variant(path, project))
+    if entry is None:
+        return None, len(data)
+    findings, extra = entry
+    if mode == CHECK or not any(applicable(f, unsafe) for f in findings):
+        asked = tuple(str(a) for a in extra.get("asked", ()))
+        return FileResult(path, findings, asked=asked), len(data)
     return None, len(data)
 
 
-def lint_and_store(path: str, settings, mode: str, unsafe: bool, cache) -> FileResult:
-    """Lint one file; remember its findings when the file is left unchanged."""
-    if cache is None:
-        return lint_file(path, settings, mode, unsafe)
-    before = _read(path)
-    result = lint_file(path, settings, mode, unsafe)
-    if before is None or result.error is not None or result.fixed_source is not None:
+def _variant(path: str, project) -> str:
+    """The cache entry of a second pass is keyed by the facts it read."""
+    if project is None or not project.second(path):
+        return ""
+    from tflint_perf.run.project import facts_key
+
+    return facts_key(project.facts[path])
+
+
+def lint_and_store(path: str, settings, mode: str, unsafe: bool, cache, project=None) -> FileResult:
+    """Lint one file; remember its findings when the file is left unchanged.
+
+    ``project``: None for a run of one file (no index); else the pass over
+    the tree (``run/project.Pass``): in the first, the file records the names
+    of the tree it asks about; in the second, it reads their facts."""
+    view = project.view(path) if project is not None else None
+    before = _read(path) if cache is not None else None
+    result = lint_file(path, settings, mode, unsafe, view)
+    if view is not None and not project.second(path):
+        result.asked = tuple(sorted(view.asked))
+    if cache is None or before is None or result.error is not None:
+        return result
+    if result.fixed_source is not None:
         return result
     try:
         stat = os.stat(path)
     except OSError:
         return result
     if (stat.st_mtime_ns, stat.st_size) == before[1]:  # not edited while we linted it
-        result.cache_warning = cache.put(path, before[0], result.findings)
+        extra = {"asked": list(result.asked)} if result.asked else None
+        variant = _variant(path, project)
+        result.cache_warning = cache.put(path, before[0], result.findings, extra, variant)
     return result
 
 
@@ -103,7 +127,7 @@ def _serve(conn, job, inherited) -> None:
             os.close(fd)
         except OSError:
             pass
-    settings, mode, unsafe, cache = job
+    settings, mode, unsafe, cache, project = job
     while True:
         try:
             item = conn.recv()
@@ -112,7 +136,7 @@ def _serve(conn, job, inherited) -> None:
         if item is None:
             return
         index, path = item
-        conn.send((index, lint_and_store(path, settings, mode, unsafe, cache)))
+        conn.send((index, lint_and_store(path, settings, mode, unsafe, cache, project)))
 
 
 def _context():
@@ -170,11 +194,37 @@ def lint_files(
     jobs: Optional[int] = None,
     cache=None,
 ) -> List[FileResult]:
+    """Lint ``files``; with more than one, in two passes over the project index
+    (``run/project.py``): a file whose analysis asked about a name another
+    module of the tree defines is linted again with that module's facts."""
+    if len(files) < 2:
+        return _lint_pass(files, settings, mode, unsafe, jobs, cache, None)
+    from tflint_perf.run.project import Index, Pass, Tree
+
+    tree = Tree(files)
+    results = _lint_pass(files, settings, mode, unsafe, jobs, cache, Pass(tree))
+    index = Index(tree)
+    second: Dict[str, dict] = {}
+    for path, result in zip(files, results):
+        if result.asked and result.error is None:
+            facts = index.facts_for(path, result.asked)
+            if facts:
+                second[path] = facts
+    if second:
+        again = [p for p in files if p in second]
+        rerun = _lint_pass(again, settings, mode, unsafe, jobs, cache, Pass(tree, second))
+        position = {p: k for k, p in enumerate(files)}
+        for path, result in zip(again, rerun):
+            results[position[path]] = result
+    return results
+
+
+def _lint_pass(files, settings, mode, unsafe, jobs, cache, project) -> List[FileResult]:
     results: List[Optional[FileResult]] = [None] * len(files)
     todo: List[Tuple[int, int]] = []  # (size, index) of the files to lint
     for index, path in enumerate(files):
         if cache is not None:
-            hit, size = _cached(path, cache, mode, unsafe)
+            hit, size = _cached(path, cache, mode, unsafe, project)
             if hit is not None:
                 results[index] = hit
                 continue
@@ -193,15 +243,15 @@ def lint_files(
     workers = min(resolve_jobs(jobs), len(todo))
     if _in_process(workers, todo):
         for _, index in todo:
-            results[index] = lint_and_store(files[index], settings, mode, unsafe, cache)
+            results[index] = lint_and_store(files[index], settings, mode, unsafe, cache, project)
     else:
-        _lint_in_pool(files, todo, results, workers, (settings, mode, unsafe, cache))
+        _lint_in_pool(files, todo, results, workers, (settings, mode, unsafe, cache, project))
     if cache is not None:
         # A full disk mid-run: said once, whichever worker met it first.
         warnings = {r.cache_warning for r in results if r is not None and r.cache_warning}
         for warning in sorted(warnings)[:1]:
             sys.stderr.write(f"tflint-perf: warning: {warning}; running without it\n")
-        if cache.writable and not warnings:
+        if cache.writable and not warnings and (project is None or not project.facts):
             cache.prune_missing()
     return results  # type: ignore[return-value]
 

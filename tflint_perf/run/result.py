@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from tflint_perf.engine.rule import Finding
 
@@ -20,3 +20,5 @@ class FileResult:
     error: Optional[str] = None  # something to tell the user, not a finding
     failed: bool = False  # the error means the run did not do its job: exit 2
     cache_warning: Optional[str] = None  # the cache could not be written (said once per run)
+    # Imported names of the tree the analysis asked about (run/project.py).
+    asked: Tuple[str, ...] = ()

@@ -1,0 +1,46 @@
+"""Multi-file projects: findings that need another module of the tree.
+
+Each case is linted as a tree (two passes over the project index,
+``tflint_perf/run/project.py``), in this process and with a pool of two
+workers: the same findings either way, pinned in the case's expected.txt.
+"""
+
+import pytest
+
+from fixture_cases import project_cases, project_expected, project_files, render_project
+from tflint_perf.run.config import Settings
+from tflint_perf.run.parallel import lint_files
+
+CASES = project_cases()
+
+
+def lint_case(case, jobs, monkeypatch):
+    monkeypatch.setenv("TFLINT_PERF_POOL", "always" if jobs > 1 else "never")
+    files = project_files(case)
+    results = lint_files(files, Settings(root=case), jobs=jobs)
+    assert not [r.error for r in results if r.error]
+    return render_project(case, [f for r in results for f in r.findings])
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_project_findings_match_expected(case, monkeypatch):
+    found = lint_case(case, 1, monkeypatch)
+    assert found == project_expected(case)
+    if case.name.startswith("ok_"):
+        assert found == []
+    else:
+        assert found, f"{case.name}: a positive project case without findings"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_project_findings_do_not_depend_on_the_pool(case, monkeypatch):
+    assert lint_case(case, 2, monkeypatch) == lint_case(case, 1, monkeypatch)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.name.startswith("bad_")], ids=str)
+def test_each_file_alone_misses_the_cross_module_finding(case, monkeypatch):
+    """The other side: a file linted alone (flake8, stdin) does not see the tree."""
+    alone = []
+    for path in project_files(case):
+        alone += render_project(case, lint_files([path], Settings(root=case), jobs=1)[0].findings)
+    assert sorted(alone) != lint_case(case, 1, monkeypatch)

@@ -1,0 +1,71 @@
+"""What one file may know of the other modules of the linted tree.
+
+The runner lints a tree in two passes (``tflint_perf/run/project.py``). In
+the first, each file is linted alone and its exported facts are collected
+(``analysis/exports.py``: what its functions and classes do, what its
+module-level names hold); the analysis records every imported name of the
+tree it asked about. In the second, a file that asked about a name whose
+facts are known is linted again with them. Facts are plain data (JSON),
+so they are cached with the file that exports them.
+
+Here: the view a FileContext holds. ``symbol(qualname)`` gives the facts
+of ``package.module.name`` (a function, a class, a value), or None; a
+relative import is resolved against the file's own package first.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Dict, Optional, Set
+
+Facts = Dict[str, object]
+# Module names in import statements (for ``imports_tree``: no parse needed).
+_IMPORTED = re.compile(
+    r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import|import[ \t]+([\w., \t]+))", re.M
+)
+
+
+class ProjectView:
+    def __init__(
+        self,
+        package: str,
+        lookup: Optional[Callable[[str], Optional[Facts]]] = None,
+        in_tree: Optional[Callable[[str], bool]] = None,
+    ):
+        self.package = package  # the importing module's package ("" at the top)
+        self._lookup = lookup
+        self._in_tree = in_tree  # whether an absolute module name is a module of the tree
+        self.asked: Set[str] = set()
+        self.forced = False  # the module uses no framework itself, but imports the tree
+
+    def imports_tree(self, source: str) -> bool:
+        """Whether the module imports a module of the tree: then it is read even
+        when it names no framework itself (a training script importing its model)."""
+        if self._in_tree is None:
+            return False
+        for found in _IMPORTED.finditer(source):
+            names = [found.group(1)] if found.group(1) else found.group(2).split(",")
+            for name in names:
+                name = name.strip().split(" ", 1)[0]
+                if name and self._in_tree(self.absolute(name)):
+                    self.forced = True
+                    return True
+        return False
+
+    def absolute(self, qualname: str) -> str:
+        """``.networks.QNetwork`` in package ``agents`` -> ``agents.networks.QNetwork``."""
+        if not qualname.startswith("."):
+            return qualname
+        dots = len(qualname) - len(qualname.lstrip("."))
+        parts = self.package.split(".") if self.package else []
+        base = parts[: len(parts) - (dots - 1)] if dots > 1 else parts
+        rest = qualname[dots:]
+        return ".".join([*base, rest]) if base else rest
+
+    def symbol(self, qualname: Optional[str]) -> Optional[Facts]:
+        """The facts of an imported name of the tree (recorded as asked)."""
+        if not qualname:
+            return None
+        name = self.absolute(qualname)
+        self.asked.add(name)
+        return self._lookup(name) if self._lookup is not None else None

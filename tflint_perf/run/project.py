@@ -1,0 +1,189 @@
+"""The project index: what the modules of a linted tree tell each other.
+
+A tree is linted in two passes, on demand (``engine/project.py`` for the
+view a file holds):
+
+1. Every file is linted alone. Its analysis records each name of an
+   import it asked about (only where a rule looked: a loop calling an
+   imported function, a method of an imported class ...).
+2. The modules that define names some file asked about are read (once
+   each, in this process) and their exports computed
+   (``analysis/exports.py``), following their own imports the same way.
+3. A file that asked about a name whose facts are now known is linted
+   again with them; its findings replace those of the first pass.
+
+So a file is parsed a second time only when another module of the tree
+can change what a rule decides in it. Results do not depend on ``-j``:
+the exports are computed in one process, in a fixed order, and each
+file's second pass reads only the facts of the names it asked about.
+
+Module names follow Python's import system: a file in a folder with an
+``__init__.py`` is a module of that package (up to the first folder
+without one, its root); a file is also importable by its bare name from
+its own folder (a script's siblings). The flake8 plugin and stdin see one
+file: no index.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from tflint_perf.engine.project import ProjectView
+
+Facts = Dict[str, object]
+_PY = ".py"
+
+
+def module_of(path: str) -> Tuple[str, str, str]:
+    """(root folder, dotted module name, package) of a ``.py`` file."""
+    folder, name = os.path.split(os.path.abspath(path))
+    parts = [name[: -len(_PY)] if name.endswith(_PY) else name]
+    if parts[0] == "__init__":
+        parts = []
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        folder, package = os.path.split(folder)
+        parts.insert(0, package)
+    module = ".".join(parts)
+    package = module.rsplit(".", 1)[0] if "." in module else ""
+    if os.path.basename(path) == "__init__.py":
+        package = module
+    return folder, module, package
+
+
+class Pass:
+    """One pass over a tree: the tree, and for a second pass the facts each
+    file reads (by path; a file without facts records what it asks)."""
+
+    def __init__(self, tree: "Tree", facts: Optional[Dict[str, Dict[str, Facts]]] = None):
+        self.tree = tree
+        self.facts = facts or {}
+
+    def view(self, path: str) -> Optional[ProjectView]:
+        if not path.endswith(_PY):
+            return None
+        _, _, package = module_of(path)
+        facts = self.facts.get(path)
+        return ProjectView(
+            package,
+            facts.get if facts is not None else None,
+            lambda name: self.tree.locate(path, name) is not None,
+        )
+
+    def second(self, path: str) -> bool:
+        return path in self.facts
+
+
+class Tree:
+    """The ``.py`` files of a run, by the module names they can be imported as."""
+
+    def __init__(self, files: Sequence[str]) -> None:
+        self.modules: Dict[Tuple[str, str], str] = {}  # (root, dotted name) -> path
+        self.roots: Dict[str, Tuple[str, ...]] = {}  # path -> roots its imports search
+        for path in files:
+            if not path.endswith(_PY):
+                continue
+            root, module, _ = module_of(path)
+            own = os.path.dirname(os.path.abspath(path))
+            if module:
+                self.modules.setdefault((root, module), path)
+            stem = os.path.basename(path)[: -len(_PY)]
+            if stem != "__init__":
+                self.modules.setdefault((own, stem), path)  # a script's sibling
+            self.roots[path] = (root, own) if own != root else (root,)
+
+    def locate(self, importer: str, qualname: str) -> Optional[Tuple[str, List[str]]]:
+        """(path of the module, names inside it) that ``qualname`` (absolute, as
+        ``importer`` asked) refers to; None when no module of the tree has it."""
+        parts = qualname.split(".")
+        for root in self.roots.get(importer, ()):
+            for k in range(len(parts), 0, -1):
+                path = self.modules.get((root, ".".join(parts[:k])))
+                if path is not None:
+                    return path, parts[k:]
+        return None
+
+
+class Index:
+    """Exports of the modules of a tree, computed when first asked for."""
+
+    def __init__(self, tree: Tree, rule_free_settings=None) -> None:
+        self.tree = tree
+        self._exports: Dict[str, Optional[Dict[str, Facts]]] = {}
+        self._computing: set = set()
+
+    def facts(self, importer: str, qualname: str) -> Optional[Facts]:
+        """What ``qualname`` (asked by ``importer``) is, if a module of the tree says."""
+        found = self.tree.locate(importer, qualname)
+        if found is None:
+            return None
+        path, names = found
+        if not names:
+            return None  # a module, not a name in it
+        exports = self.exports(path)
+        if not exports:
+            return None
+        facts = exports.get(names[0])
+        for name in names[1:]:  # Class.method
+            methods = facts.get("methods") if isinstance(facts, dict) else None
+            facts = methods.get(name) if isinstance(methods, dict) else None
+        return facts if isinstance(facts, dict) else None
+
+    def exports(self, path: str) -> Optional[Dict[str, Facts]]:
+        """The exports of one module (read and analysed once; a module in an
+        import cycle with one being computed sees no facts of it)."""
+        if path in self._exports:
+            return self._exports[path]
+        if path in self._computing:
+            return None
+        self._computing.add(path)
+        try:
+            found = self._compute(path)
+        finally:
+            self._computing.discard(path)
+        self._exports[path] = found
+        return found
+
+    def _compute(self, path: str) -> Optional[Dict[str, Facts]]:
+        from tflint_perf.analysis.exports import module_exports
+        from tflint_perf.engine.linter import analyse_source
+        from tflint_perf.run.files import decode, read_bytes
+
+        try:
+            source, _ = decode(read_bytes(path))
+        except (OSError, ValueError):
+            return None
+        out: Dict[str, Dict[str, Facts]] = {}
+        _, _, package = module_of(path)
+        view = ProjectView(package, lambda q: self.facts(path, q))
+
+        def collect(ctx) -> None:
+            out["exports"] = module_exports(ctx)
+
+        try:
+            analyse_source(source, path, collect, view)
+        except Exception:  # an analysis bug costs this module's facts, not the run
+            if os.environ.get("TFLINT_PERF_DEBUG"):
+                raise
+            return None
+        return _plain(out.get("exports"))
+
+    def facts_for(self, importer: str, asked: Sequence[str]) -> Dict[str, Facts]:
+        """The facts of the names ``importer`` asked about, for its second pass."""
+        out = {}
+        for qualname in sorted(asked):
+            found = self.facts(importer, qualname)
+            if found is not None:
+                out[qualname] = found
+        return out
+
+
+def _plain(exports):
+    """A JSON round trip: the facts are data, the same in every process."""
+    return json.loads(json.dumps(exports)) if exports is not None else None
+
+
+def facts_key(facts: Dict[str, Facts]) -> str:
+    """A stable text of a file's facts, for the cache key of its second pass."""
+    return json.dumps(facts, sort_keys=True, separators=(",", ":"))
