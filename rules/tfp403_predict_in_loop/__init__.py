@@ -109,6 +109,7 @@ class PredictInLoop(Rule):
     message = "`{call}()` on a single sample inside a loop: call it once on the batch"
     triggers = ("predict", "Model", "Sequential", "load_model", "applications", ".numpy()")
     fixable = False
+    reads_project = True  # a model, wrapper or policy of another module of the tree
     #: For --verify: timed against calling the model directly (a
     #: verification-only rewrite).
     verification: ClassVar[Verification] = Verification(rewrite=Rewrite.PREDICT_AS_CALL)

@@ -185,15 +185,20 @@ def lint_source(
     if noqa.file_is_exempt(source):
         return []
     rules = active_rules(source, rule_classes)
+    forced: List[Type[Rule]] = []
     if project is not None and project.imports_tree(source):
-        # What another module of the tree does may concern any rule, whatever
-        # words this one uses (the screens still apply).
-        rules = list(rule_classes)
+        # What another module of the tree does may concern a rule that reads
+        # the project, whatever words this one uses: with a loop to repeat it.
+        forced = [r for r in rule_classes if r.reads_project and r not in rules]
+        rules = rules + forced
     if not rules:
         return _located(check_syntax(source, path, cell_marker), source, path, cell_marker)
     tree = tree if tree is not None else cpython_tree(source)
     if tree is not None and screen and silences is None:
-        passing = screened(rules, Facts(source, tree))
+        facts = Facts(source, tree)
+        if forced and not facts.has_loop():
+            rules = [r for r in rules if r not in forced]
+        passing = screened(rules, facts) if rules else None
         if passing is None:
             return []  # parses, and no rule can report here: LibCST not needed
         rules = passing

@@ -93,6 +93,10 @@ class Rule:
     fixable: ClassVar[bool] = False
     fix_summary: ClassVar[str] = ""  # e.g. "safe / unsafe": when fixes are safe, in a few words
     verification: ClassVar[Verification] = Verification()
+    # What another module of a linted tree does can make this rule report (a
+    # step, a model or a pipeline defined elsewhere): in a tree it also looks
+    # at modules that import the tree and have a loop, whatever their words.
+    reads_project: ClassVar[bool] = False
 
     def __init__(self, ctx: "FileContext") -> None:
         self.ctx = ctx
