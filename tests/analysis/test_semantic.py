@@ -108,6 +108,20 @@ def test_lookup_in_a_loop_adds_the_bindings_that_reach_the_next_iteration():
     assert sem.value_of(name(ctx, "state", 1)) is None  # two values reach it
 
 
+def test_a_read_at_the_end_of_its_own_assignment_sees_the_previous_iteration():
+    # The read is the last node of the statement that rebinds it: in the loop,
+    # the value it reads is the one bound in the previous iteration.
+    ctx, sem = model(
+        """
+        running = 0.0
+        for r in rewards:
+            running = r + gamma * running
+        """
+    )
+    found = sem.lookup_name(name(ctx, "running", 2))
+    assert sorted(ctx.code(b.value) for b in found) == ["0.0", "r + gamma * running"]
+
+
 def test_a_binding_earlier_in_the_same_iteration_hides_the_loop_carried_ones():
     ctx, sem = model(
         """

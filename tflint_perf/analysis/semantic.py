@@ -458,7 +458,7 @@ class SemanticModel:
             first, last = self.ctx.span(loop)
             if before and before[-1].position >= first:
                 break  # bound earlier in this iteration: the later ones do not reach
-            reaching += [b for b in found if position < b.position <= last]
+            reaching += [b for b in found if position <= b.position <= last]
         return reaching
 
     def _maybe_skipped(self, statement: cst.CSTNode, at: cst.CSTNode) -> bool:

@@ -17,10 +17,11 @@ are demos (four feature maps, ten classes, a montage of five images).
 from __future__ import annotations
 
 import enum
+import math
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
-from tflint_perf.analysis.api import Kind
+from tflint_perf.analysis.api import Kind, arraymath
 from tflint_perf.analysis.semantic import COMPREHENSIONS, LOOPS, SCOPE_NODES, SemanticModel
 from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
@@ -126,6 +127,12 @@ class Trips:
             return _counted(len(expr.elements), f"{len(expr.elements)} literal items")
         if isinstance(expr, cst.Call):
             return self._call(expr, code, depth)
+        if isinstance(expr, cst.BinaryOperation):  # np.array([[1, 1], [1, -1]]) * 3
+            for own, other in ((expr.left, expr.right), (expr.right, expr.left)):
+                if isinstance(other, (cst.Integer, cst.Float)):
+                    inner = self.iterable(own, depth + 1)
+                    if inner.tiny:
+                        return inner
         sliced = self._slice_length(expr)
         if sliced is not None:
             return _counted(sliced, f"`{code}`")
@@ -157,6 +164,12 @@ class Trips:
             if any(e.size is Size.DATA for e in estimates):
                 return next(e for e in estimates if e.size is Size.DATA)
             return UNKNOWN
+        literal = self._literal_rows(call, depth)
+        if literal is not None:
+            return literal
+        numbered = self._counter(call, code)
+        if numbered is not None:
+            return numbered
         if isinstance(func, cst.Attribute) and func.attr.value == "take" and call.args:
             count = self.number(call.args[0].value)
             if count is not None and self.values.kind(func.value) is Kind.DATASET:
@@ -167,6 +180,45 @@ class Trips:
                 Size.DATA, None, f"one iteration per item of `{code}`, {_article(kind.value)}"
             )
         return UNKNOWN
+
+    def _literal_rows(self, call: cst.Call, depth: int) -> Optional[Estimate]:
+        """An array made from a handful of rows the source spells out
+        (``np.array([[1, 2], [3, 4]])``), or a model's predictions for one: tiny."""
+        args = [a.value for a in call.args if a.keyword is None and not a.star]
+        if not args:
+            return None
+        qualname = self.ctx.call_name(call) or ""
+        func = call.func
+        if qualname.startswith(arraymath.ROOTS) and qualname.rsplit(".", 1)[-1] in (
+            arraymath.FROM_DATA
+        ):
+            rows = self.iterable(args[0], depth + 1)
+        elif isinstance(func, cst.Attribute) and func.attr.value in arraymath.ARRAY_RESULT_METHODS:
+            rows = self.iterable(args[0], depth + 1)  # model.predict(queries): one row each
+        else:
+            return None
+        return rows if rows.tiny else None
+
+    def _counter(self, call: cst.Call, code: str) -> Optional[Estimate]:
+        """``np.arange(5)``, ``np.linspace(0, 1, 10)``, ``tf.range(3)``: as many
+        values as the literal bounds give."""
+        qualname = self.ctx.call_name(call)
+        if arraymath.op(qualname) is not arraymath.ArrayOp.COUNTER:
+            return None
+        if any(a.keyword is not None or a.star for a in call.args):
+            return None
+        bounds = [_literal_number(a.value) for a in call.args]
+        if not bounds or any(b is None for b in bounds):
+            return None
+        numbers = [b for b in bounds if b is not None]
+        if (qualname or "").endswith("linspace"):
+            return _counted(int(numbers[2]), f"`{code}`") if len(numbers) == 3 else None
+        if len(numbers) == 1:
+            numbers = [0.0, numbers[0]]
+        step = numbers[2] if len(numbers) > 2 else 1.0
+        if step == 0:
+            return None
+        return _counted(max(0, math.ceil((numbers[1] - numbers[0]) / step)), f"`{code}`")
 
     def _slice_length(self, expr: cst.BaseExpression) -> Optional[int]:
         """``x[:5]``, ``x[2:6]``: the length a literal slice gives (at most)."""
@@ -270,6 +322,15 @@ class Trips:
 
 def _article(noun: str) -> str:
     return ("an " if noun[:1] in "aeiou" else "a ") + noun
+
+
+def _literal_number(expr) -> Optional[float]:
+    sign = 1.0
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        expr, sign = expr.expression, -1.0
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return sign * float(expr.evaluated_value)
+    return None
 
 
 def _counted(count: int, why: str) -> Estimate:

@@ -161,7 +161,13 @@ class FileContext:
 
     # -- findings -------------------------------------------------------
     def add_finding(
-        self, rule, node: cst.CSTNode, message: str, fix: Optional[Fix], detail: str = ""
+        self,
+        rule,
+        node: cst.CSTNode,
+        message: str,
+        fix: Optional[Fix],
+        detail: str = "",
+        extra: Optional[dict] = None,
     ) -> None:
         rng = self.position(node)
         self.findings.append(
@@ -176,6 +182,7 @@ class FileContext:
                 message=message,
                 fix=fix,
                 detail=detail,
+                extra=dict(extra or {}),
             )
         )
 

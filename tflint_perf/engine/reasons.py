@@ -19,6 +19,8 @@ class Reason(enum.Enum):
     TINY_LOOP = "tiny-loop"  # a handful of iterations (analysis/trips.py)
     RUNS_ONCE = "runs-once"  # not in a loop, and no loop runs it
     NOT_DATA = "not-data"  # the loop does not walk data of the kind the rule is about
+    COVERED = "covered"  # the code around it is reported already (one finding per trap)
+    OTHER_RULE = "other-rule"  # another rule reports this code (a convolution nest: TFP102)
     # Already right.
     COMPILED = "compiled"  # under tf.function (or another compiler)
     ALREADY_DONE = "already-done"  # the fix is there (prefetch, num_parallel_calls, ...)

@@ -107,10 +107,13 @@ class Rule:
         message: Optional[str] = None,
         fix: Optional[Fix] = None,
         detail: str = "",
+        extra: Optional[dict] = None,
         **fields,
     ) -> None:
+        """``extra``: output keys of this finding (JSON-serialisable), such as the
+        whole-array code ``--verify`` times."""
         text = message if message is not None else self.message.format(**fields)
-        self.ctx.add_finding(self, node, text, fix, detail)
+        self.ctx.add_finding(self, node, text, fix, detail, extra)
 
     def silent(self, node: "cst.CSTNode", reason: "Reason", detail: str = "") -> None:
         """Record why the rule does not report at ``node`` (``tflint-perf why``);

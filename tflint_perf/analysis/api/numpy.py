@@ -33,7 +33,8 @@ FUNCTIONS = merge(
     names(
         "set_printoptions save savez savez_compressed savetxt", Api(Kind.NONE, Effect.IO), "numpy."
     ),
-    names("load loadtxt genfromtxt fromfile", Api(Kind.UNKNOWN, Effect.IO), "numpy."),
+    names("load", Api(Kind.UNKNOWN, Effect.IO), "numpy."),  # an array, or an .npz archive
+    names("loadtxt genfromtxt fromfile", Api(Kind.ARRAY, Effect.IO), "numpy."),
     names(
         """random.seed random.set_state random.shuffle""",
         Api(Kind.NONE, Effect.RANDOM),

@@ -1,0 +1,138 @@
+"""Which functions of the module are plain array math on their parameters.
+
+A loop that calls ``helper(x[i])`` per row does array work when ``helper``
+is array math: *element-wise* when built only from element-wise ops (calling
+it once on the whole array does the loop's work), *numeric* when it computes
+with arrays and numbers only (reductions, indexing, loops) and needs
+rewriting to take all rows. ``ArrayFunctions(ctx)`` (``ctx.shared``) answers
+for any function the call graph resolves a call to (``helper(...)``,
+``self.helper(...)``, an alias, a callable passed as an argument), following
+the helper's own calls to any depth.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Dict, List, Optional
+
+from tflint_perf.analysis.api import arraymath as am
+from tflint_perf.analysis.calls import CallGraph
+from tflint_perf.engine import cst
+from tflint_perf.engine.nodes import node_types
+from tflint_perf.engine.walk import descendants
+
+
+class FunctionKind(enum.Enum):
+    ELEMENTWISE = "element-wise"
+    NUMERIC = "numeric"
+
+
+# Code whose meaning on a whole array differs from its meaning per element.
+_NOT_ELEMENTWISE = node_types(
+    "ListComp",
+    "GeneratorExp",
+    "For",
+    "While",
+    "If",
+    "IfExp",
+    "List",
+    "Subscript",
+)
+# Statements that make a function something other than math on its arguments.
+_NOT_MATH = node_types(
+    "Break",
+    "Raise",
+    "Yield",
+    "Await",
+    "Global",
+    "Nonlocal",
+    "With",
+    "Try",
+    "TryStar",
+    "Del",
+    "Assert",
+    "FunctionDef",
+    "ClassDef",
+    "Lambda",
+    "FormattedString",
+    "SetComp",
+    "DictComp",
+    "Set",
+    "Dict",
+)
+_PENDING = object()
+
+
+class ArrayFunctions:
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self.graph: CallGraph = ctx.shared(CallGraph)
+        self._kinds: Dict[cst.FunctionDef, object] = {}
+
+    def targets(self, call: cst.Call) -> List[cst.FunctionDef]:
+        return self.graph.resolve(call)
+
+    def kind_of_call(self, call: cst.Call) -> Optional[FunctionKind]:
+        """What the module function(s) ``call`` runs are; None unless all are array math."""
+        targets = self.graph.resolve(call)
+        kinds = [self.kind(t) for t in targets]
+        if not kinds or any(k is None for k in kinds):
+            return None
+        if all(k is FunctionKind.ELEMENTWISE for k in kinds):
+            return FunctionKind.ELEMENTWISE
+        return FunctionKind.NUMERIC
+
+    def kind(self, func: Optional[cst.FunctionDef]) -> Optional[FunctionKind]:
+        if func is None:
+            return None
+        known = self._kinds.get(func)
+        if known is _PENDING:
+            return FunctionKind.NUMERIC  # recursion: decided by the rest of the body
+        if known is None and func not in self._kinds:
+            self._kinds[func] = _PENDING
+            known = self._kind(func)
+            self._kinds[func] = known
+        return known if isinstance(known, FunctionKind) else None
+
+    def _kind(self, func: cst.FunctionDef) -> Optional[FunctionKind]:
+        params = [*func.params.posonly_params, *func.params.params]
+        if func.asynchronous is not None or not params:
+            return None
+        elementwise = True
+        for n in descendants(func.body, skip_scopes=True):
+            if isinstance(n, _NOT_ELEMENTWISE):
+                elementwise = False
+            elif isinstance(n, _NOT_MATH):
+                return None
+            elif isinstance(n, (cst.AssignTarget, cst.AugAssign)) and isinstance(
+                n.target, cst.Attribute
+            ):
+                return None  # object state
+            elif isinstance(n, cst.Call):
+                found = self._call_kind(n)
+                if found is None:
+                    return None
+                elementwise = elementwise and found is FunctionKind.ELEMENTWISE
+        return FunctionKind.ELEMENTWISE if elementwise else FunctionKind.NUMERIC
+
+    def _call_kind(self, call: cst.Call) -> Optional[FunctionKind]:
+        qual = self.ctx.call_name(call)
+        if qual is not None:
+            op = am.op(qual, len(call.args))
+            if op is None or op in (am.ArrayOp.NOT_MATH, am.ArrayOp.SOLVE):
+                return None
+            if op is am.ArrayOp.FIRST_MATCH:
+                return None
+            return (
+                FunctionKind.ELEMENTWISE if op is am.ArrayOp.ELEMENTWISE else FunctionKind.NUMERIC
+            )
+        func = call.func
+        if isinstance(func, cst.Name) and func.value in am.NUMERIC_BUILTINS:
+            return FunctionKind.NUMERIC
+        if self.graph.resolve(call):
+            return self.kind_of_call(call)
+        if isinstance(func, cst.Attribute) and (
+            am.method_op(func.attr.value) is not None or func.attr.value == "append"
+        ):
+            return FunctionKind.NUMERIC
+        return None
