@@ -307,28 +307,44 @@ def test_fix_verify_applies_only_verified_fixes(tmp_path):
 
 
 # -- planning and rewrites (no process at all) -------------------------------
-def test_tfp101_rewrite_turns_the_stacked_loop_into_one_reduction():
-    source = "import tensorflow as tf\nrows = []\nfor r in x:\n    rows.append(tf.reduce_sum(r))\nout = tf.stack(rows)\n"
-    edits = rewrite(STACK, Source(source), 3, 4)
+def _whole_array_rewrite(source):
+    """The edits --verify times for the TFP101 finding of ``source``: the rule's own
+    whole-array code, attached to the finding."""
+    from tflint_perf.engine.linter import lint_source
+
+    (finding,) = [f for f in lint_source(source, "m.py", all_rules()) if f.code == "TFP101"]
+    return rewrite(STACK, Source(source), finding.line, finding.end_line, finding.extra)
+
+
+def test_tfp101_rewrite_times_the_whole_array_code_the_finding_carries():
     from tflint_perf.engine.fixes import apply_edits
 
-    assert (
-        apply_edits(source, edits).splitlines()[2]
-        == "out = tf.reduce_sum(x, axis=tuple(range(1, len(x.shape))))"
+    source = (
+        "import tensorflow as tf\nx = tf.ones([100, 8])\nrows = []\nfor r in x:\n"
+        "    rows.append(tf.reduce_sum(r))\nout = tf.stack(rows)\n"
+    )
+    assert apply_edits(source, _whole_array_rewrite(source)).splitlines()[3:] == [
+        "out = tf.reduce_sum(x, axis=1)"
+    ]
+    source = (
+        "import tensorflow as tf\ndef f(x):\n    o = []\n    for i in range(x.shape[0]):\n"
+        "        o.append(tf.exp(x[i]) * 2)\n    return tf.stack(o)\n"
+    )
+    assert "    return tf.exp(x) * 2" in apply_edits(source, _whole_array_rewrite(source))
+    source = (
+        "import tensorflow as tf\nx = tf.ones([9, 3, 3])\no = []\nfor r in x:\n"
+        "    o.append(tf.linalg.det(r))\ny = tf.stack(o)\n"
+    )
+    assert "y = tf.vectorized_map(lambda r: tf.linalg.det(r), x)" in apply_edits(
+        source, _whole_array_rewrite(source)
     )
 
 
-def test_tfp101_rewrite_index_loop_elementwise_and_generic():
-    from tflint_perf.engine.fixes import apply_edits
-
-    source = "import tensorflow as tf\ndef f(x):\n    o = []\n    for i in range(len(x)):\n        o.append(tf.exp(x[i]) * 2)\n    return tf.stack(o)\n"
-    assert "    return tf.exp(x) * 2" in apply_edits(source, rewrite(STACK, Source(source), 4, 5))
-    source = "import tensorflow as tf\no = []\nfor r in x:\n    o.append(tf.linalg.det(r))\ny = tf.stack(o)\n"
-    assert "y = tf.vectorized_map(lambda __tfp_row: tf.linalg.det(__tfp_row), x)" in apply_edits(
-        source, rewrite(STACK, Source(source), 3, 4)
-    )
-    with pytest.raises(Unsupported):
+def test_tfp101_rewrite_needs_the_whole_array_code_of_the_finding():
+    with pytest.raises(Unsupported, match="no whole-array code"):
         rewrite(STACK, Source("for r in x:\n    print(r)\n"), 1, 2)
+    with pytest.raises(Unsupported, match="no whole-array code"):
+        rewrite(STACK, Source("for r in x:\n    print(r)\n"), 1, 2, {"whole_array": {"code": "x"}})
 
 
 def test_tfp403_rewrite_calls_the_model_directly():
@@ -404,9 +420,9 @@ def test_cli_rejects_verify_with_diff(tmp_path, cli_env):
 def test_tfp101_rewrite_reduces_an_elementwise_row_expression_along_an_axis():
     from tflint_perf.engine.fixes import apply_edits
 
-    source = "def f(q, k):\n    s = []\n    for i in range(q.shape[0]):\n        s.append(tf.reduce_sum(q[i] * k))\n    return tf.stack(s)\n"
-    assert "    return tf.reduce_sum(q * k, axis=tuple(range(1, len(q.shape))))" in apply_edits(
-        source, rewrite(STACK, Source(source), 3, 4)
+    source = "import tensorflow as tf\ndef f(q, k):\n    s = []\n    for i in range(q.shape[0]):\n        s.append(tf.reduce_sum(q[i] * k))\n    return tf.stack(s)\n"
+    assert "    return tf.reduce_sum(q * k, axis=1)" in apply_edits(
+        source, _whole_array_rewrite(source)
     )
 
 
@@ -579,64 +595,6 @@ def test_tensor_code_gets_tensors_and_mixed_code_follows_the_parameter():
     assert aliases == {"np": "numpy", "tf": "tensor"}
     assert array_kind(tree.body[2], "x", aliases) == "tensor"
     assert array_kind(tree.body[2], "k", aliases) == "numpy"
-
-
-# -- stack-to-vector: comprehensions, while loops, full coverage of the rows ---------------
-@pytest.mark.parametrize(
-    "body, expected",
-    [
-        (
-            "    return tf.stack([tf.reduce_sum(x[i] * x[i]) for i in range(x.shape[0])])\n",
-            "    return tf.reduce_sum(x * x, axis=tuple(range(1, len(x.shape))))\n",
-        ),
-        (
-            "    n = x.shape[0]\n    return tf.stack(list(tf.exp(r) for r in x))\n",
-            None,  # list(...) around the generator is not a stacking call
-        ),
-        (
-            "    n = len(x)\n    return tf.stack(tf.exp(x[i]) for i in range(n))\n",
-            "    n = len(x)\n    return tf.exp(x)\n",
-        ),
-        (
-            "    i = 0\n    out = []\n    while i < tf.shape(x)[0]:\n        out.append(tf.reduce_max(x[i], axis=0))\n        i += 1\n    return tf.stack(out)\n",
-            "    i = 0\n    out = []\n    return tf.reduce_max(x, axis=1)\n",
-        ),
-    ],
-)
-def test_stack_to_vector_rewrites_comprehensions_and_while_loops(body, expected):
-    from tflint_perf.engine.fixes import apply_edits
-
-    source = "import tensorflow as tf\n\n\ndef f(x):\n" + body
-    last = len(source.splitlines())
-    if expected is None:
-        with pytest.raises(Unsupported):
-            rewrite(STACK, Source(source), 5, last)
-        return
-    assert apply_edits(source, rewrite(STACK, Source(source), 5, last)) == (
-        "import tensorflow as tf\n\n\ndef f(x):\n" + expected
-    )
-
-
-@pytest.mark.parametrize(
-    "body, why",
-    [
-        ("    return tf.stack([tf.exp(x[i]) for i in range(3)])\n", "not the number of rows"),
-        ("    return tf.stack([tf.exp(x[i]) for i in range(1, len(x))])\n", "start or a step"),
-        ("    return tf.stack([tf.exp(x[i]) for i in range(len(x)) if i])\n", "filters rows"),
-        (
-            "    i = 0\n    out = []\n    while i < len(x):\n        out.append(tf.exp(x[i]))\n        i += 2\n    return tf.stack(out)\n",
-            "append followed by `i += 1`",
-        ),
-        (
-            "    i = 1\n    out = []\n    while i < len(x):\n        out.append(tf.exp(x[i]))\n        i += 1\n    return tf.stack(out)\n",
-            "does not start at 0",
-        ),
-    ],
-)
-def test_stack_to_vector_refuses_what_it_cannot_prove_equal(body, why):
-    source = "import tensorflow as tf\n\n\ndef f(x):\n" + body
-    with pytest.raises(Unsupported, match=__import__("re").escape(why)):
-        rewrite(STACK, Source(source), 5, len(source.splitlines()))
 
 
 # -- state: captured once, restored before every run -------------------------------

@@ -181,7 +181,10 @@ def _parts(facts: LoopFacts, vec: Vectoriser, found: Verdict, plan: Optional[Pla
                 facts, f"adds into `{ctx.code(sink.target)}`", "adds into elements", "per element"
             ),
             use + ["use `np.add.at` (or `np.bincount` with weights)"],
-            ["Repeated indices add up with `np.add.at`, unlike `+=` with fancy indexing."],
+            [
+                "Repeated indices add up with `np.add.at`; an augmented assignment with fancy "
+                "indexing adds once per distinct index."
+            ],
         )
     if kind is OpKind.COUNT:
         cond = vec.expression(sink.test) if sink.test is not None else None
@@ -260,7 +263,9 @@ def _math(facts: LoopFacts, vec: Vectoriser, found: Verdict, use: List[str]) -> 
         if test:
             advice.append(f"use `np.argmax({test}, axis=1)`")
         advice.append("find every first match at once with `np.argmax` along `axis=1`")
-        notes.append("`np.argmax` finds the first match; check `.any(axis=1)` for rows with none.")
+        notes.append(
+            "`np.argmax` gives 0 for a row without a match: check with `np.any(..., axis=1)`."
+        )
     advice.extend(_named_advice(facts, op, _tensor(facts)))
     whats = _what(facts, [op.node, sink.value, sink.test])
     found_text = [f"Loop over `{var}` applies {n} to {w}" for n in names for w in whats]
@@ -365,7 +370,7 @@ def _setop(facts: LoopFacts, op: Op) -> _Parts:
             facts, f"matches rows of {rows} as sets with `{op.code}`", "matches rows as sets", ""
         ),
         advice,
-        ["Then `.sum(axis=1)` counts the matches per row (rows of distinct values)."],
+        ["Its sum along `axis=1` counts the matches per row (rows of distinct values)."],
     )
 
 

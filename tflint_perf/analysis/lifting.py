@@ -586,7 +586,7 @@ def _nodes(expr):
 
 
 def names_read(node) -> Set[str]:
-    """Names a snippet reads (not attribute names or keywords)."""
+    """Names a snippet reads (not attribute names, keywords, or a lambda's parameters)."""
     from tflint_perf.engine.walk import children
 
     out: Set[str] = set()
@@ -597,6 +597,9 @@ def names_read(node) -> Set[str]:
             out.add(n.value)
         elif isinstance(n, (cst.Attribute, cst.Arg)):
             stack.append(n.value)
+        elif isinstance(n, cst.Lambda):
+            params = {p.name.value for p in n.params.params}
+            out |= names_read(n.body) - params
         else:
             stack.extend(children(n))
     return out

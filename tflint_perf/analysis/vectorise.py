@@ -29,13 +29,25 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from tflint_perf.analysis.api import arraymath as am
-from tflint_perf.analysis.lifting import Lifted, Lifter, atom
+from tflint_perf.analysis.lifting import WALK, Lifted, Lifter, atom
 from tflint_perf.engine import cst
 
 if TYPE_CHECKING:
     from tflint_perf.analysis.elementwise import Sink
 
 __all__ = ["Lifted", "Plan", "Vectoriser", "atom"]
+
+
+def _nodes_of(expr):
+    from tflint_perf.engine.walk import descendants
+
+    return [expr, *descendants(expr)]
+
+
+def value_nodes(expr):
+    from tflint_perf.analysis.elementwise import value_nodes as nodes
+
+    return list(nodes(expr))
 
 
 @dataclass
@@ -85,9 +97,40 @@ class Vectoriser(Lifter):
             return None
         return Plan(statements, loop, consumer or loop, assumptions=list(self.assumptions))
 
+    def lift_value(self, expr) -> Optional[Lifted]:
+        """A collected value over whole arrays; in TensorFlow code, what does not lift
+        op by op is mapped over the rows (``tf.vectorized_map``)."""
+        return self.lift(expr) or self._mapped(expr)
+
+    def _mapped(self, expr) -> Optional[Lifted]:
+        """``tf.vectorized_map(lambda row: f(row), x)`` for a value computed from one row
+        of the walked tensor ``x`` (``f(x[i])`` or ``f(row)``) and nothing else of the loop."""
+        facts, walk = self.facts, self.facts.walk
+        if not self.tensors or self.tf is None or not walk.tensor or facts.derived:
+            return None
+        rows = [
+            n
+            for n in value_nodes(expr)
+            if isinstance(n, cst.Subscript)
+            and len(n.slice) == 1
+            and self.ctx.code(n.slice[0].slice).strip() in facts.index
+            and self.ctx.code(n.value).strip() == walk.tensor
+        ]
+        names = {n.value for n in _nodes_of(expr) if isinstance(n, cst.Name)}
+        param = walk.var if walk.var in walk.elements else "row"
+        if param in names - set(walk.elements):
+            return None
+        code = self.ctx.code(expr).strip()
+        for row in rows:
+            code = code.replace(self.ctx.code(row).strip(), param)
+        rest = set(facts.sem.reads(cst.parse_expression(code))) & self.loop_only - {param}
+        if rest:
+            return None
+        return Lifted(f"{self.tf}.vectorized_map(lambda {param}: {code}, {walk.tensor})", (WALK,))
+
     def _comprehension(self, sink: "Sink") -> Optional[Plan]:
         loop = self.facts.walk.node
-        value = self.lift(sink.value)
+        value = self.lift_value(sink.value)
         if value is None or not value.batched:
             return None
         code = value.code
@@ -199,7 +242,7 @@ class Vectoriser(Lifter):
         """A store under a test: ``np.where`` for an ``if``/``else`` pair into one target,
         a boolean mask for one branch."""
         test = self.lift(sink.test)
-        if test is None or not test.batched or self.tensors or not target.whole_rows:
+        if test is None or not test.batched or self.tensors:
             return None
         pair = [
             s
@@ -208,7 +251,7 @@ class Vectoriser(Lifter):
             and s.target is not None
             and self.ctx.code(s.target) == self.ctx.code(sink.target)
         ]
-        if len(pair) == 2 and operator == "=":
+        if len(pair) == 2 and operator == "=" and pair[0].negated != pair[1].negated:
             if pair[1] is sink:
                 return _WRITTEN, None  # written with the first of the pair
             other = self.lift(pair[1].value)
@@ -216,7 +259,7 @@ class Vectoriser(Lifter):
                 return None
             yes, no = (value.code, other.code) if not sink.negated else (other.code, value.code)
             return f"{target.code} = {self.lib('where')}({test.code}, {yes}, {no})", None
-        if len(pair) != 1:
+        if len(pair) != 1 or not target.whole_rows:
             return None
         cond = f"~{atom(test.code)}" if sink.negated else test.code
         picked = f"{atom(value.code)}[{cond}]" if value.batched else value.code
@@ -244,7 +287,7 @@ class Vectoriser(Lifter):
         facts = self.facts
         if facts.walk.reordered or sink.negated and sink.test is None:
             return None
-        value = self.lift(sink.value)
+        value = self.lift_value(sink.value)
         if value is None or not value.batched or len(value.dims) != 1:
             return None
         code = value.code

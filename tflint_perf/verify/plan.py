@@ -104,7 +104,8 @@ def _variant(finding: Finding, source: str, spec: Verification) -> Tuple[Optiona
             f"{finding.code} has no fix here and no verification rewrite to measure against"
         )
     try:
-        return rewrite(spec.rewrite, Source(source), finding.line, finding.end_line), "rewrite"
+        src = Source(source)
+        return rewrite(spec.rewrite, src, finding.line, finding.end_line, finding.extra), "rewrite"
     except Unsupported as exc:
         raise Unverifiable(f"no verification rewrite for this {finding.code} case: {exc}") from None
 

@@ -10,7 +10,7 @@ rewrites are measured and compared, never applied to the user's files.
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Optional
 
 from tflint_perf.engine.rule import Edit
 from tflint_perf.engine.verification import Rewrite
@@ -241,13 +241,17 @@ def concat_once(src: Source, line: int, end_line: int) -> List[Edit]:
 
 
 REWRITES: Dict[Rewrite, Callable[[Source, int, int], List[Edit]]] = {
-    Rewrite.STACK_TO_VECTOR: stack_to_vector,
     Rewrite.CONCAT_ONCE: concat_once,
     Rewrite.HOIST: hoist,
     Rewrite.PREDICT_AS_CALL: predict_as_call,
 }
 
 
-def rewrite(kind: Rewrite, src: Source, line: int, end_line: int) -> List[Edit]:
-    """The rewrite's edits; raises Unsupported when this occurrence has none."""
+def rewrite(
+    kind: Rewrite, src: Source, line: int, end_line: int, extra: Optional[dict] = None
+) -> List[Edit]:
+    """The rewrite's edits; raises Unsupported when this occurrence has none. ``extra``:
+    the finding's output keys (``whole_array``: the code the rule derived)."""
+    if Rewrite(kind) is Rewrite.STACK_TO_VECTOR:
+        return stack_to_vector(src, line, end_line, (extra or {}).get("whole_array"))
     return REWRITES[Rewrite(kind)](src, line, end_line)
