@@ -46,7 +46,10 @@ def plan(source, nth=0):
             "np.amax(target_next, axis=1))",
         ),
         ("for i in range(len(x)):\n    out[i] = np.exp(x[i]) * 2", "out[:] = np.exp(x) * 2"),
-        ("for i in range(2, len(x)):\n    out[i] = abs(x[i])", "out[2:len(x)] = np.abs(x[2:len(x)])"),
+        (
+            "for i in range(2, len(x)):\n    out[i] = abs(x[i])",
+            "out[2:len(x)] = np.abs(x[2:len(x)])",
+        ),
         ("for i in range(len(x)):\n    total += x[i] ** 2", "total += np.sum(x ** 2, axis=0)"),
         (
             "for i in range(len(x)):\n    if x[i] > 0:\n        n += 1",
@@ -93,9 +96,7 @@ def test_loops_become_whole_array_statements(body, expected):
         "x = np.zeros((100, 8))\nemb = np.zeros((100, 8))\nout = np.zeros(100)\n"
         "target = np.zeros((32, 4))\ntarget_next = np.zeros((32, 4))\n"
         "a = np.zeros(100)\nb = np.zeros(100)\nsums = np.zeros((5, 8))\n"
-        "total = 0.0\nn = 0\n"
-        + body
-        + "\n"
+        "total = 0.0\nn = 0\n" + body + "\n"
     )
     assert "\n".join(plan(source) or []) == expected
 
@@ -136,9 +137,7 @@ def test_a_list_that_may_be_python_becomes_an_array_before_arithmetic():
 def test_no_whole_array_form_when_the_meaning_would_change(body):
     source = (
         "import numpy as np\nx = np.zeros(100)\nout = np.zeros(100)\ncodes = {1: 2}\n"
-        "def pair_sum(v):\n    return v[0] + v[1]\n"
-        + body
-        + "\n"
+        "def pair_sum(v):\n    return v[0] + v[1]\n" + body + "\n"
     )
     ctx = context(source)
     loop = ctx.nodes(cst.For)[0]
