@@ -6,12 +6,12 @@ from typing import Dict, List, Set, Tuple
 
 from tflint_perf.analysis.api import arraymath as am
 from tflint_perf.analysis.array_functions import ArrayFunctions
+from tflint_perf.analysis.convolution import find_convolution
 from tflint_perf.analysis.display import displays
 from tflint_perf.analysis.elementwise import LoopFacts
 from tflint_perf.analysis.testcode import is_test_module
 from tflint_perf.analysis.trips import Trips
 from tflint_perf.analysis.walks import Walk, walk_of
-from tflint_perf.analysis.windows import find_convolution
 from tflint_perf.engine import cst
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.walk import descendants
