@@ -140,7 +140,7 @@ class HandwrittenConvolution(Rule):
         if not self.candidates:
             return
         # The model is loaded here, not at import (see TFP101).
-        from tflint_perf.analysis.convolution import find_convolution
+        from tflint_perf.analysis.convolution import Convolutions, find_convolution
         from tflint_perf.analysis.testcode import is_test_module
         from tflint_perf.engine.reasons import Reason
 
@@ -157,7 +157,12 @@ class HandwrittenConvolution(Rule):
                 continue
             conv = find_convolution(self.ctx, node)
             if conv is None:
-                self.silent(node, Reason.NOT_WORK, "no window multiplied, pooled or accumulated")
+                rejected = self.ctx.shared(Convolutions).rejected.get(node)
+                reason, why = rejected or (
+                    Reason.NOT_WORK,
+                    "no window multiplied, pooled or accumulated",
+                )
+                self.silent(node, reason, why)
                 continue
             reported.add(conv.outer)
             headline, detail = describe(conv)

@@ -32,6 +32,7 @@ from tflint_perf.analysis.semantic import SemanticModel
 from tflint_perf.analysis.trips import Trips
 from tflint_perf.analysis.windows import Nest, base_of, chain
 from tflint_perf.engine import cst
+from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.walk import descendants
 
 
@@ -86,10 +87,12 @@ class Convolutions:
     def __init__(self, ctx) -> None:
         self.ctx = ctx
         self._found: Dict[cst.CSTNode, Optional[Convolution]] = {}
+        # loop -> why a nest that looked like one is not reported (for ``tflint-perf why``)
+        self.rejected: Dict[cst.CSTNode, Tuple[Reason, str]] = {}
 
     def of(self, loop) -> Optional[Convolution]:
         if loop not in self._found:
-            self._found[loop] = _find(self.ctx, loop)
+            self._found[loop] = _find(self.ctx, loop, self.rejected)
         return self._found[loop]
 
 
@@ -98,13 +101,16 @@ def find_convolution(ctx, outer: cst.CSTNode) -> Optional[Convolution]:
     return ctx.shared(Convolutions).of(outer)
 
 
-def _find(ctx, outer) -> Optional[Convolution]:
+def _find(ctx, outer, rejected) -> Optional[Convolution]:
     loops = chain(outer)
     if not loops:
         return None
     nest = Nest(ctx, loops)
-    found = _Classifier(ctx, nest).run()
+    classifier = _Classifier(ctx, nest)
+    found = classifier.run()
     if found is None:
+        if classifier.lists:
+            rejected[outer] = (Reason.NOT_DATA, "nested Python lists, not arrays")
         return None
     conv, window = found
     used = {n.value for n in nest.nodes if isinstance(n, cst.Name)}
@@ -132,6 +138,10 @@ def _find(ctx, outer) -> Optional[Convolution]:
         conv.size = _one_or_tuple([nest.width(e) for e in window.slice if nest.slide_var(e)])
     conv.padding = _padding(ctx, conv.outer, conv.image)
     if len(conv.spatial) < 2 and not _moving_window(ctx, conv):
+        if ctx.shared(Trips).of(conv.outer).tiny:
+            rejected[outer] = (Reason.TINY_LOOP, "a handful of window positions")
+        else:
+            rejected[outer] = (Reason.NOT_WORK, "a 1-D gradient or chunked statistics")
         return None
     return conv
 
@@ -151,6 +161,7 @@ class _Classifier:
         self.ctx = ctx
         self.nest = nest
         self.arrays: Arrays = ctx.shared(Arrays)
+        self.lists = False  # offsets accumulated over lists of lists (plain Python)
 
     def run(self) -> Optional[Tuple[Convolution, Optional[cst.Subscript]]]:
         return self._windows() or self._offsets() or self._unrolled()
@@ -327,6 +338,7 @@ class _Classifier:
                 if not (
                     self.arrays.is_array(base_of(image)) or self.arrays.is_array(base_of(kernel))
                 ):
+                    self.lists = True
                     continue  # lists of lists: plain Python, not array code
                 conv = Convolution(
                     nest.loops[0],

@@ -100,6 +100,40 @@ class Trips:
             below, child = child, parent
         return out
 
+    def over_columns(self, loop: cst.CSTNode) -> bool:
+        """``for c in range(x.shape[1])`` (or a later axis), or over ``cols`` of
+        ``rows, cols = x.shape``: the loop counts the columns or channels of an
+        array, a few features rather than the rows of the data."""
+        if not isinstance(loop, cst.For):
+            return False
+        rng = loop.iter
+        if not (
+            isinstance(rng, cst.Call)
+            and isinstance(rng.func, cst.Name)
+            and rng.func.value == "range"
+            and len(rng.args) == 1
+        ):
+            return False
+        bound = rng.args[0].value
+        if isinstance(bound, cst.Subscript) and isinstance(bound.value, cst.Attribute):
+            index = bound.slice[0].slice if len(bound.slice) == 1 else None
+            return (
+                bound.value.attr.value == "shape"
+                and isinstance(index, cst.Index)
+                and isinstance(index.value, cst.Integer)
+                and int(index.value.value) != 0
+            )
+        if not isinstance(bound, cst.Name):
+            return False
+        found = self.sem.lookup_name(bound)
+        return (
+            len(found) == 1
+            and found[0].source is not None
+            and bool(found[0].path)
+            and found[0].path[0] > 0
+            and _is_shape(self.ctx, found[0].source)
+        )
+
     # -- one loop -----------------------------------------------------------------
     def _estimate(self, loop: cst.CSTNode) -> Estimate:
         if isinstance(loop, cst.While):
@@ -322,6 +356,13 @@ class Trips:
 
 def _article(noun: str) -> str:
     return ("an " if noun[:1] in "aeiou" else "a ") + noun
+
+
+def _is_shape(ctx, expr) -> bool:
+    """``x.shape``, ``np.shape(x)``, ``tf.shape(x)``."""
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value == "shape"
+    return ctx.call_name(expr) in ("numpy.shape", "tensorflow.shape")
 
 
 def _literal_number(expr) -> Optional[float]:

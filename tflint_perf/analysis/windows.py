@@ -167,8 +167,13 @@ class Nest:
 
     def _plain(self, element: cst.SubscriptElement) -> bool:
         sl = element.slice
-        if isinstance(sl, cst.Slice):
-            return sl.lower is None and sl.upper is None and sl.step is None
+        if not isinstance(sl, cst.Index):
+            return (
+                isinstance(sl, cst.Slice)
+                and sl.lower is None
+                and sl.upper is None
+                and (sl.step is None)
+            )
         value = sl.value
         if isinstance(value, (cst.Integer, cst.Ellipsis)):
             return True
@@ -195,7 +200,7 @@ class Nest:
                 continue
             unit = [v for v in used if abs(poly.get((v,), 0)) == 1]
             if len(unit) == 2:
-                pairs.append(tuple(sorted(used, key=self.vars.index)))  # type: ignore[arg-type]
+                pairs.append(tuple(sorted(used, key=self.vars.index)))
             elif len(unit) == 1:
                 offset = unit[0]
                 pairs.append((next(v for v in used if v != offset), offset))

@@ -1,0 +1,241 @@
+"""The detector: an array grown by concatenation in every iteration of a loop.
+
+``x = tf.concat([x, piece], axis)`` (``np.concatenate``, ``np.vstack``,
+``np.append`` ...) whose loop does nothing else with ``x`` but test it for
+emptiness or copy it whole into a second result; or ``t = tf.stack(pieces)``
+inside the loop that appends to ``pieces``.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+from tflint_perf.analysis.api import arraymath as am
+from tflint_perf.analysis.functions import TfFunctions
+from tflint_perf.analysis.semantic import BindingKind, SemanticModel
+from tflint_perf.analysis.testcode import is_test_module
+from tflint_perf.analysis.trips import Trips
+from tflint_perf.engine import cst
+from tflint_perf.engine.names import dotted
+from tflint_perf.engine.reasons import Reason
+from tflint_perf.engine.walk import descendants
+
+LIMIT = 100
+# Joins that restack everything they are given (``tf.stack(pieces)``).
+_RESTACKS = ("stack", "concat", "concatenate", "vstack", "hstack")
+
+
+def _join(ctx, call) -> str:
+    """``concat`` / ``append`` / ``stack`` ... when ``call`` joins arrays, else ""."""
+    qual = ctx.call_name(call) if isinstance(call, cst.Call) else None
+    if not qual or not qual.startswith(am.ROOTS):
+        return ""
+    last = qual.rsplit(".", 1)[-1]
+    op = am.op(qual)
+    if op is am.ArrayOp.JOIN or (op is am.ArrayOp.SHAPE and last == "stack"):
+        return last
+    return ""
+
+
+class Growth:
+    def __init__(self, rule) -> None:
+        self.rule = rule
+        self.ctx = rule.ctx
+        self.sem: SemanticModel = self.ctx.shared(SemanticModel)
+        self.trips: Trips = self.ctx.shared(Trips)
+
+    def run(self, assigns: List[cst.Assign]) -> None:
+        rule, ctx = self.rule, self.ctx
+        test_module = is_test_module(ctx)
+        for assign in assigns:
+            call = assign.value
+            join = _join(ctx, call)
+            target = dotted(assign.targets[0].target)
+            if not join or target is None or not call.args:  # type: ignore[attr-defined]
+                continue
+            if test_module:
+                rule.silent(call, Reason.TEST_CODE)
+                continue
+            loops = self.sem.loops_around(assign)
+            if not loops:
+                rule.silent(call, Reason.RUNS_ONCE, "not in a loop")
+                continue
+            loop = loops[0]
+            estimate = self.trips.of(loop)
+            if estimate.tiny:
+                rule.silent(call, Reason.TINY_LOOP, estimate.why)
+                continue
+            if self.trips.over_columns(loop):
+                rule.silent(call, Reason.TINY_LOOP, "a loop over the columns of a table")
+                continue
+            found = None
+            if join != "stack":
+                found = self._self_concat(call, join, target, loop)
+            if found is None and join in _RESTACKS:
+                found = self._restack(assign, call, target, loop)
+            if found is None:
+                continue
+            line = ctx.line_ref(ctx.position(loop).start.line)
+            headline, detail = self._message(assign, call, found, line)
+            rule.report(call, message=headline, detail=detail)
+
+    # -- x = concat([x, piece]) ----------------------------------------------------
+    def _self_concat(self, call, join: str, target: str, loop) -> Optional[str]:
+        """``x = tf.concat([x, y])``, ``x = np.append(x, y)``; x not otherwise read in the
+        loop (other growth statements of x, emptiness tests and copies into another
+        result aside)."""
+        if self._own_piece(call, join, target) is None:
+            return None
+        own = []
+        for binding in self.sem.bindings_in(loop):
+            value = binding.value
+            if binding.name == target and binding.plain and isinstance(value, cst.Call):
+                piece = self._own_piece(value, _join(self.ctx, value), target)
+                if piece is not None:
+                    own += [binding.node, piece]
+        if self._reads_elsewhere(loop, target, own):
+            self.rule.silent(call, Reason.SEQUENTIAL, f"the loop reads `{target}` for its work")
+            return None
+        return f"`{target}` grows by `{self.ctx.code(call.func)}`"
+
+    def _own_piece(self, call, join: str, target: str):
+        """The argument that is the growing array itself (``x`` in ``np.append(x, y)``)."""
+        if not join or not isinstance(call, cst.Call) or not call.args:
+            return None
+        if call.args[0].keyword is not None:
+            return None
+        first = call.args[0].value
+        if join == "append":
+            return first if dotted(first) == target else None
+        if not isinstance(first, (cst.List, cst.Tuple)):
+            return None
+        parts = [dotted(e.value) for e in first.elements]
+        if parts.count(target) != 1 or len(parts) < 2:
+            return None
+        return next(e.value for e in first.elements if dotted(e.value) == target)
+
+    # -- t = stack(pieces) of a list growing in the loop ---------------------------------
+    def _restack(self, assign, call, target: str, loop) -> Optional[str]:
+        """``lst.append(v)`` and ``t = tf.stack(lst)`` in the same loop; t only used after it."""
+        first = call.args[0]
+        if first.keyword is not None or not isinstance(first.value, cst.Name):
+            return None
+        pieces = first.value.value
+        bound = [b for b in self.sem.bindings_in(loop) if b.name == pieces]
+        appended = any(
+            b.kind is BindingKind.MUTATION
+            and isinstance(b.value, cst.Call)
+            and isinstance(b.value.func, cst.Attribute)
+            and b.value.func.attr.value in ("append", "extend")
+            for b in bound
+        )
+        if not appended or target == pieces:
+            return None
+        if any(b.kind is BindingKind.ASSIGNMENT for b in bound):
+            return None  # a fresh list each iteration
+        if self._reads_elsewhere(loop, target, [assign.targets[0].target]):
+            return None
+        return f"`{self.ctx.code(call.func)}({pieces})` re-stacks the growing list `{pieces}`"
+
+    def _reads_elsewhere(self, loop, target: str, own) -> bool:
+        """Whether the loop reads ``target`` anywhere but at the ``own`` nodes
+        (the assignment target and the piece that is the array itself)."""
+        inside = {id(n) for node in own for n in [node, *descendants(node)]}
+        roots = [loop.test] if isinstance(loop, cst.While) else []
+        roots.append(loop.body)
+        for root in roots:
+            for n in [root, *descendants(root)]:
+                if id(n) in inside or not isinstance(n, (cst.Name, cst.Attribute)):
+                    continue
+                if dotted(n) != target:
+                    continue
+                parent = self.ctx.parent(n)
+                if isinstance(parent, cst.AssignTarget) and parent.target is n:
+                    continue
+                if isinstance(parent, cst.Attribute) and parent.attr is n:
+                    continue
+                if _is_none_test(parent) or self._emptiness_test(n) or self._copied_whole(n):
+                    continue  # `if x is None: x = piece`; `grid = np.concatenate((grid, row))`
+                return True
+        return False
+
+    def _emptiness_test(self, node) -> bool:
+        """``x.size == 0``, ``len(x) == 0``, ``x.shape[0] == 0``, ``not x``."""
+        ctx = self.ctx
+        parent = ctx.parent(node)
+        if isinstance(parent, cst.Attribute) and parent.attr.value in ("size", "shape"):
+            node, parent = parent, ctx.parent(parent)
+            if isinstance(parent, cst.Subscript):
+                node, parent = parent, ctx.parent(parent)
+        elif isinstance(parent, cst.Arg):
+            call = ctx.parent(parent)
+            if (
+                isinstance(call, cst.Call)
+                and isinstance(call.func, cst.Name)
+                and call.func.value == "len"
+            ):
+                node, parent = call, ctx.parent(call)
+        if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
+            return True
+        return (
+            isinstance(parent, cst.Comparison)
+            and len(parent.comparisons) == 1
+            and isinstance(parent.comparisons[0].comparator, cst.Integer)
+            and parent.comparisons[0].comparator.value == "0"
+        )
+
+    def _copied_whole(self, node) -> bool:
+        """Read only to be stored or concatenated whole into another result."""
+        ctx = self.ctx
+        parent = ctx.parent(node)
+        if isinstance(parent, cst.Assign):
+            return True  # final = x
+        if isinstance(parent, cst.Element):
+            outer = ctx.parent(parent)
+            call = ctx.parent(outer) if outer is not None else None
+            call = ctx.parent(call) if isinstance(call, cst.Arg) else call
+            return isinstance(call, cst.Call) and _join(ctx, call) not in ("", "stack", "append")
+        return False
+
+    # -- the message -------------------------------------------------------------------
+    def _message(self, assign, call, found: str, line: str):
+        qual = self.ctx.call_name(call) or ""
+        func = next(
+            (a for a in self.ctx.ancestors_of(assign) if isinstance(a, cst.FunctionDef)), None
+        )
+        compiled = func is not None and self.ctx.shared(TfFunctions).is_wrapped_def(func)
+        restack = "re-stacks" in found
+        if qual.startswith("numpy."):
+            short = "use a list and one `np.concatenate`"
+            advice = "Collect the pieces in a list and call `np.concatenate` or `np.stack` once."
+        elif compiled:
+            short = "use a `tf.TensorArray`"
+            advice = "Write each piece to a `tf.TensorArray` and call its `stack` or `concat` once."
+        else:
+            short = "use a list and one `tf.concat`"
+            advice = (
+                "Collect the pieces in a list and concatenate once after the loop "
+                "(a `tf.TensorArray` inside a `tf.function`)."
+            )
+        if restack:
+            short = "stack once after the loop"
+        headline = f"{found} in every iteration of the loop at {line}: {short}"
+        if len(headline) > LIMIT:
+            headline = f"{found} in the loop at {line}: {short}"
+        if len(headline) > LIMIT:
+            headline = f"{found} in a loop: {short}"
+        detail = (
+            "Each iteration copies everything gathered so far: n iterations copy O(n^2) "
+            f"elements instead of O(n).\n{advice}"
+        )
+        return headline, detail
+
+
+def _is_none_test(node) -> bool:
+    return (
+        isinstance(node, cst.Comparison)
+        and len(node.comparisons) == 1
+        and isinstance(node.comparisons[0].operator, (cst.Is, cst.IsNot))
+        and isinstance(node.comparisons[0].comparator, cst.Name)
+        and node.comparisons[0].comparator.value == "None"
+    )
