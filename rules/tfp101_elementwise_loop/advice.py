@@ -69,7 +69,9 @@ def _what(facts: LoopFacts, roots) -> List[str]:
     walk = facts.walk
     out = []
     if walk.var in walk.whole or walk.var in walk.elements:
-        out.append(f"each row of `{_tensor(facts)}`")
+        tensor = _tensor(facts)
+        if tensor:
+            out.append(f"each row of `{tensor}`")
     else:
         seed = _seed(facts, roots)
         if seed is not None:
@@ -100,13 +102,18 @@ def _seed(facts: LoopFacts, roots) -> Optional[cst.Subscript]:
     return None
 
 
-def _tensor(facts: LoopFacts, op: Optional[Op] = None) -> str:
+def _tensor(facts: LoopFacts) -> Optional[str]:
+    """The code of the array the loop walks, when the header names one."""
     walk = facts.walk
     if walk.tensor:
         return walk.tensor
     if walk.whole:
         return next(iter(walk.whole.values()))
-    return "the array"
+    return None
+
+
+def _whole_of(tensor: Optional[str]) -> str:
+    return f"the whole of `{tensor}`" if tensor else "whole arrays"
 
 
 def _evidence(facts: LoopFacts) -> str:
@@ -274,39 +281,42 @@ def _math(facts: LoopFacts, vec: Vectoriser, found: Verdict, use: List[str]) -> 
     return _Parts(found_text, advice, notes)
 
 
-def _named_advice(facts: LoopFacts, op: Op, tensor: str) -> List[str]:
+def _named_advice(facts: LoopFacts, op: Op, tensor: Optional[str]) -> List[str]:
     """Advice that names the function instead of writing the whole-array code."""
     array_op = op.array_op
     spelled = op.code
+    whole = _whole_of(tensor)
     if facts.shifted and op.kind in (OpKind.ARITH, OpKind.CALL, OpKind.COMPARE, OpKind.METHOD):
         return ["compute it on shifted slices of the whole array (or `np.diff`)"]
     if op.kind is OpKind.MATH:
         name = op.code.rsplit(".", 1)[-1]
-        return [f"use `np.{name}` on the whole of `{tensor}`", f"use `np.{name}` on whole arrays"]
+        return [f"use `np.{name}` on {whole}", f"use `np.{name}` on whole arrays"]
     if op.kind is OpKind.BUILTIN:
-        return [f"use `{am.BUILTIN_MATH[op.code]}` on the whole of `{tensor}`"]
+        return [f"use `{am.BUILTIN_MATH[op.code]}` on {whole}"]
     if array_op is am.ArrayOp.REDUCTION:
-        form = f"{tensor}.{spelled}(axis=1)" if op.method else f"{spelled}({tensor}, axis=1)"
-        return [f"reduce along an axis, as in `{form}`", "reduce along an axis (`axis=1`)"]
+        return [
+            f"reduce all rows at once along an axis (`axis=1`) of {whole}",
+            "reduce along an axis (`axis=1`)",
+        ]
     if array_op is am.ArrayOp.ELEMENTWISE:
         return [
-            f"apply `{spelled}` to the whole of `{tensor}` (it is element-wise)",
+            f"apply `{spelled}` to {whole} (it is element-wise)",
             f"apply `{spelled}` to whole arrays",
         ]
     if op.kind is OpKind.PLUMBING:
         return [
-            f"call `{spelled}` once on the whole of `{tensor}` (rows stay the first axis)",
+            f"call `{spelled}` once on {whole} (rows stay the first axis)",
             f"call `{spelled}` once on the whole array",
         ]
     if op.kind is OpKind.ARITH:
-        return [f"broadcast it over the whole of `{tensor}`", "broadcast it over whole arrays"]
+        return [f"broadcast it over {whole}", "broadcast it over whole arrays"]
     if op.kind is OpKind.COMPARE:
         return [
-            f"compare the whole of `{tensor}` (`np.where` or a boolean mask)",
+            f"compare {whole} (`np.where` or a boolean mask)",
             "compare whole arrays (`np.where` or a boolean mask)",
         ]
     return [
-        f"call `{spelled}` once on the whole of `{tensor}` or use `tf.vectorized_map`",
+        f"call `{spelled}` once on {whole} or use `tf.vectorized_map`",
         "call it once on the whole array or use `tf.vectorized_map`",
     ]
 
@@ -341,15 +351,17 @@ def _helper(facts: LoopFacts, vec: Vectoriser, found: Verdict) -> _Parts:
     if op.helper is FunctionKind.ELEMENTWISE:
         whole = vec.expression(op.node)
         advice = [f"call it once: `{whole}`"] if whole else []
-        advice.append(f"call `{name}` once on the whole of `{tensor}` (it is element-wise)")
+        advice.append(f"call `{name}` once on {_whole_of(tensor)} (it is element-wise)")
         advice.append(f"call `{name}` once on whole arrays")
         return _Parts(found_text, advice)
     return _Parts(
         found_text,
-        [
-            f"rewrite `{name}` to take all rows of `{tensor}` at once (broadcasting)",
-            f"rewrite `{name}` to take all rows at once",
-        ],
+        (
+            [f"rewrite `{name}` to take all rows of `{tensor}` at once (broadcasting)"]
+            if tensor
+            else []
+        )
+        + [f"rewrite `{name}` to take all rows at once"],
         [
             f"`{name}` computes with arrays and numbers only: written over a batch axis "
             "(broadcasting, `axis=1` reductions), one call does every row."
@@ -359,7 +371,7 @@ def _helper(facts: LoopFacts, vec: Vectoriser, found: Verdict) -> _Parts:
 
 def _setop(facts: LoopFacts, op: Op) -> _Parts:
     arrays = sorted(set(facts.walk.whole.values()))
-    rows = " and ".join(f"`{a}`" for a in arrays) or f"`{_tensor(facts)}`"
+    rows = " and ".join(f"`{a}`" for a in arrays) or "arrays"
     advice = []
     if len(arrays) == 2:
         a, b = arrays

@@ -9,6 +9,8 @@ from tflint_perf.analysis.array_functions import ArrayFunctions
 from tflint_perf.analysis.convolution import find_convolution
 from tflint_perf.analysis.display import displays
 from tflint_perf.analysis.elementwise import LoopFacts
+from tflint_perf.analysis.functions import TfFunctions
+from tflint_perf.analysis.semantic import SemanticModel
 from tflint_perf.analysis.testcode import is_test_module
 from tflint_perf.analysis.trips import Trips
 from tflint_perf.analysis.walks import Walk, walk_of
@@ -63,6 +65,10 @@ class Detector:
         segments = segment_loop(ctx, node)
         if segments is not None:
             return for_segments(ctx, node, segments), []
+        func = ctx.shared(SemanticModel).function_of(node)
+        if func is not None and ctx.shared(TfFunctions).is_wrapped_def(func):
+            rule.silent(node, Reason.COMPILED, "in a tf.function: AutoGraph compiles the loop")
+            return None
         estimate = ctx.shared(Trips).of(node)
         if estimate.tiny:
             rule.silent(node, Reason.TINY_LOOP, estimate.why)

@@ -17,6 +17,7 @@ from typing import Dict, List, Optional
 
 from tflint_perf.analysis.api import arraymath as am
 from tflint_perf.analysis.calls import CallGraph
+from tflint_perf.analysis.semantic import BindingKind, SemanticModel
 from tflint_perf.engine import cst
 from tflint_perf.engine.nodes import node_types
 from tflint_perf.engine.walk import descendants
@@ -67,13 +68,20 @@ class ArrayFunctions:
     def __init__(self, ctx) -> None:
         self.ctx = ctx
         self.graph: CallGraph = ctx.shared(CallGraph)
+        self.sem: SemanticModel = ctx.shared(SemanticModel)
         self._kinds: Dict[cst.FunctionDef, object] = {}
 
     def targets(self, call: cst.Call) -> List[cst.FunctionDef]:
         return self.graph.resolve(call)
 
     def kind_of_call(self, call: cst.Call) -> Optional[FunctionKind]:
-        """What the module function(s) ``call`` runs are; None unless all are array math."""
+        """What the module function(s) ``call`` runs are; None unless all are array math.
+        A callable received as a parameter (``f(params)`` with ``f`` passed in) is a
+        black box to its caller (a reward function may run an environment)."""
+        if isinstance(call.func, cst.Name) and any(
+            b.kind is BindingKind.PARAMETER for b in self.sem.lookup_name(call.func)
+        ):
+            return None
         targets = self.graph.resolve(call)
         kinds = [self.kind(t) for t in targets]
         if not kinds or any(k is None for k in kinds):
@@ -110,10 +118,22 @@ class ArrayFunctions:
                 return None  # object state
             elif isinstance(n, cst.Call):
                 found = self._call_kind(n)
-                if found is None:
+                if found is None or self._sized_by(n, params):
                     return None
                 elementwise = elementwise and found is FunctionKind.ELEMENTWISE
         return FunctionKind.ELEMENTWISE if elementwise else FunctionKind.NUMERIC
+
+    def _sized_by(self, call: cst.Call, params) -> bool:
+        """An array made with a size read from a parameter (``tf.zeros(shape)``,
+        ``np.ones([h, w])``): each call works at its own shape, so calls for several
+        elements do not batch into one."""
+        qual = self.ctx.call_name(call)
+        if am.op(qual) not in (am.ArrayOp.SHAPE, am.ArrayOp.COUNTER):
+            return False
+        if (qual or "").rsplit(".", 1)[-1] not in am.CONSTRUCTORS:
+            return False
+        names = {p.name.value for p in params}
+        return any(set(self.sem.reads(a.value)) & names for a in call.args)
 
     def _call_kind(self, call: cst.Call) -> Optional[FunctionKind]:
         qual = self.ctx.call_name(call)

@@ -63,7 +63,7 @@ class Arrays:
         return found
 
     def _is_array(self, expr: cst.CSTNode, depth: int) -> bool:
-        if self.ragged(expr):
+        if self.ragged(expr) or self.element_of_data(expr) or self._keyed(expr):
             return False
         kind = self.values.kind(expr)
         if kind in _ARRAY_KINDS:
@@ -106,14 +106,31 @@ class Arrays:
 
     def _name(self, name: cst.Name, depth: int) -> bool:
         found = self.values_of(name)
-        if not found or all(b.kind is BindingKind.PARAMETER for b in found):
+        if not found:
             return self.used_as_array(name)
+        if all(b.kind is BindingKind.PARAMETER for b in found):
+            return self.used_as_array(name) or all(self._passed(b, depth) for b in found)
         if all(b.plain for b in found):
             return all(self.is_array(b.value, depth) for b in found)
         if len(found) == 1 and found[0].kind is BindingKind.ASSIGNMENT and found[0].source:
             level = self._tuple_level(name)
             return level is not None and self._array_level(*level)
         return False
+
+    def _passed(self, binding: Binding, depth: int) -> bool:
+        """A parameter every call of its function in the module passes an array."""
+        func = binding.scope.function
+        if func is None:
+            return False
+        graph = self.ctx.shared(CallGraph)
+        callers = graph.callers(func)
+        if not callers:
+            return False
+        for call in callers:
+            arg = graph.argument(call, func, binding.name)
+            if arg is None or not self.is_array(arg, depth):
+                return False
+        return True
 
     def _call(self, call: cst.Call, depth: int) -> bool:
         func = call.func
@@ -177,6 +194,9 @@ class Arrays:
         return None
 
     def _array_level(self, source, level: int) -> bool:
+        if self.ctx.call_name(source) == "tensorflow_datasets.load":
+            depth = _tfds_depth(source)
+            return bool(depth) and level == depth
         facts = api.call(self.ctx.call_name(source))
         if facts is None or not facts.returns_tuple:
             return False
@@ -263,19 +283,106 @@ class Arrays:
         return False
 
     # -- more facts ----------------------------------------------------------------
-    def ragged(self, expr) -> bool:
+    def ragged(self, expr, depth: int = 0) -> bool:
         """The reviews of ``(x, y), _ = imdb.load_data()`` (or reuters): token-id lists
-        of different lengths, not an array a loop can batch."""
+        of different lengths, not an array a loop can batch; also a parameter every
+        caller passes them, a slice of them, and a review a loop takes from them."""
+        if depth > 4:
+            return False
+        if isinstance(expr, cst.Subscript):
+            return self.ragged(expr.value, depth + 1)
         if not isinstance(expr, cst.Name):
             return False
         found = self.sem.lookup_name(expr)
-        if len(found) != 1 or found[0].kind is not BindingKind.ASSIGNMENT:
+        if not found:
             return False
-        source = found[0].source
-        if not isinstance(source, cst.Call) or found[0].path[-1:] != (0,):
+        binding = found[0]
+        if binding.kind is BindingKind.PARAMETER and len(found) == 1:
+            func = binding.scope.function
+            graph = self.ctx.shared(CallGraph)
+            callers = graph.callers(func) if func is not None else []
+            return bool(callers) and all(
+                self.ragged(graph.argument(c, func, binding.name), depth + 1) for c in callers
+            )
+        if binding.kind is BindingKind.LOOP_TARGET and binding.source is not None:
+            source, path = binding.source, list(binding.path)
+            while isinstance(source, cst.Call) and isinstance(source.func, cst.Name):
+                name = source.func.value
+                args = [a.value for a in source.args if a.keyword is None]
+                if name not in ("enumerate", "zip", "list", "sorted", "reversed") or not args:
+                    break
+                if name == "enumerate":
+                    if not path or path[0] != 1:
+                        return False  # the counter
+                    source, path = args[0], path[1:]
+                elif name == "zip":
+                    if not path or path[0] >= len(args):
+                        return False
+                    source, path = args[path[0]], path[1:]
+                else:
+                    source = args[0]
+            return self.ragged(source, depth + 1)
+        if binding.plain:
+            return self.ragged(binding.value, depth + 1)
+        if len(found) != 1 or binding.kind is not BindingKind.ASSIGNMENT:
             return False
-        parts = (self.ctx.call_name(source) or "").split(".")
+        loaded = binding.source
+        if not isinstance(loaded, cst.Call) or binding.path[-1:] != (0,):
+            return False
+        parts = (self.ctx.call_name(loaded) or "").split(".")
         return parts[:2] == ["keras", "datasets"] and len(parts) == 4 and parts[2] in am.RAGGED
+
+    def model_output(self, expr, depth: int = 0) -> bool:
+        """What calling a Keras model or layer returns (``outputs = self.vgg(x)``), or a
+        slice of it: a list of tensors for a multi-output model, a batch otherwise;
+        walking it walks outputs or a batch, not rows of data."""
+        if depth > 3:
+            return False
+        if isinstance(expr, cst.Subscript):
+            return self.model_output(expr.value, depth + 1)
+        if isinstance(expr, cst.Name):
+            value = self.sem.value_of(expr)
+            return value is not None and self.model_output(value, depth + 1)
+        if isinstance(expr, cst.Call):
+            return self.values.kind(expr.func) in (Kind.KERAS_MODEL, Kind.LAYER)
+        return False
+
+    def _keyed(self, expr) -> bool:
+        """``outputs["style"]`` (an entry of a dict by its key), or a name bound only
+        to such entries."""
+        if _keyed(expr):
+            return True
+        if not isinstance(expr, cst.Name):
+            return False
+        found = self.values_of(expr)
+        return bool(found) and all(b.plain and _keyed(b.value) for b in found)
+
+    def list_of_arrays(self, name: cst.Name) -> bool:
+        """A Python list the code fills with arrays (``alphas.append(alpha)``)."""
+        for binding in self.sem.lookup_name(name):
+            value = binding.value
+            if (
+                binding.kind is BindingKind.MUTATION
+                and isinstance(value, cst.Call)
+                and isinstance(value.func, cst.Attribute)
+                and value.func.attr.value == "append"
+                and value.args
+                and self.is_array(value.args[0].value)
+            ):
+                return True
+        return False
+
+    def element_of_data(self, expr) -> bool:
+        """An element a loop takes from a dataset or an iterator: a tensor, a tuple,
+        a dict or a nested dataset (``window()``), one per step of the pipeline."""
+        if not isinstance(expr, cst.Name):
+            return False
+        return any(
+            b.kind is BindingKind.LOOP_TARGET
+            and b.source is not None
+            and self.values.kind(b.source) in (Kind.DATASET, Kind.ITERATOR)
+            for b in self.sem.lookup_name(expr)
+        )
 
     def is_dict(self, expr) -> bool:
         """A dict: by its value kind, or a name bound only to ``{...}`` / ``dict(...)``."""
@@ -353,6 +460,36 @@ class Arrays:
             if isinstance(base, cst.Call) and self.ctx.call_name(base) in am.SHAPE_OF:
                 return base.args[0].value if base.args else None
         return None
+
+
+def _keyed(expr) -> bool:
+    """``outputs["style"]``: an entry of a dict (or a frame's column) by its key, not
+    rows of an array."""
+    if not isinstance(expr, cst.Subscript) or len(expr.slice) != 1:
+        return False
+    index = expr.slice[0].slice
+    return isinstance(index, cst.Index) and isinstance(
+        index.value, (cst.SimpleString, cst.ConcatenatedString)
+    )
+
+
+def _tfds_depth(call: cst.Call) -> int:
+    """``(x, y), info = tfds.load(..., batch_size=-1, as_supervised=True, with_info=True)``:
+    whole splits as arrays; how deep the tuples around them go (0: a dataset)."""
+    kw = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    batch = kw.get("batch_size")
+    if not (
+        isinstance(batch, cst.UnaryOperation)
+        and isinstance(batch.expression, cst.Integer)
+        and batch.expression.value == "1"
+    ):
+        return 0
+    depth = 1 if isinstance(kw.get("split"), (cst.List, cst.Tuple)) else 0
+    for flag in ("as_supervised", "with_info"):
+        value = kw.get(flag)
+        if isinstance(value, cst.Name) and value.value == "True":
+            depth += 1
+    return depth
 
 
 def shape_axis(expr) -> Optional[tuple]:

@@ -139,7 +139,7 @@ class BodyFlow:
 
     # -- what an iteration hands to the next ---------------------------------------
     def _recurrences(self) -> None:
-        from tflint_perf.analysis.elementwise import Blocker
+        from tflint_perf.analysis.elementwise import Blocker, SinkKind
 
         facts = self.facts
         for name, reads in self._carried().items():
@@ -168,6 +168,11 @@ class BodyFlow:
             elif isinstance(n, cst.Name) and n.value in written and _whole_read(facts, n):
                 facts.block(Blocker.RECURRENCE, n)  # h = W.T.dot(x); W[:, k] += ...
                 return
+        appended = {facts.ctx.code(s.target) for s in facts.sinks if s.kind is SinkKind.APPEND}
+        for n in facts.nodes:
+            if isinstance(n, cst.Subscript) and facts.ctx.code(n.value) in appended:
+                facts.block(Blocker.RECURRENCE, n)  # out.append(out[-1] * f + x): the last result
+                return
 
     def _carried(self) -> Dict[str, List[cst.Name]]:
         """Names read where a binding made later in the loop body reaches them: the
@@ -179,8 +184,12 @@ class BodyFlow:
         bound = {b.name for b in own}
         targets = {id(b.node) for b in own}
         out: Dict[str, List[cst.Name]] = {}
+        running = {b.name for b in own if b.kind is BindingKind.AUGMENTED}
         for n in facts.nodes:
             if not isinstance(n, cst.Name) or n.value not in bound or id(n) in targets:
+                continue
+            if n.value in running:
+                out.setdefault(n.value, []).append(n)  # acc += v: every read sees a running value
                 continue
             position = facts.ctx.span(n)[0]
             for binding in facts.sem.lookup(n.value, n):

@@ -336,7 +336,9 @@ class _Classifier:
                 if not kernel_vars & offsets or kernel_vars & positions:
                     continue
                 if not (
-                    self.arrays.is_array(base_of(image)) or self.arrays.is_array(base_of(kernel))
+                    self.arrays.is_array(base_of(image))
+                    or self.arrays.is_array(base_of(kernel))
+                    or len(image.slice) >= 2  # only arrays take a tuple index: x[i + a, j + b]
                 ):
                     self.lists = True
                     continue  # lists of lists: plain Python, not array code
@@ -376,8 +378,8 @@ class _Classifier:
             if len(by_offset) < 3:
                 continue
             subs = [sub for group in by_offset.values() for sub in group]
-            if not self.arrays.is_array(base_of(subs[0])):
-                continue
+            if not (self.arrays.is_array(base_of(subs[0])) or any(len(s.slice) >= 2 for s in subs)):
+                continue  # lists of lists (only arrays take a tuple index: img[x, y])
             found = self._unrolled_kind(subs, by_offset)
             if found is None:
                 continue

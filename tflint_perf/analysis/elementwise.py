@@ -20,6 +20,7 @@ from __future__ import annotations
 import enum
 from typing import List, Optional, Set
 
+from tflint_perf.analysis.api import Kind
 from tflint_perf.analysis.api import arraymath as am
 from tflint_perf.analysis.array_functions import ArrayFunctions
 from tflint_perf.analysis.arrays import Arrays
@@ -45,6 +46,7 @@ class Blocker(enum.Enum):
     TILING = ("copies into blocks that move with the index (a mosaic)", Reason.NOT_WORK)
     TEXT = ("string formatting or comparisons with strings", Reason.NOT_DATA)
     PYTHON_LIST = ("a Python list being built", Reason.NOT_DATA)
+    RAGGED = ("rows of a Python list of arrays (lengths may differ)", Reason.NOT_DATA)
     DECODING = ("ids decoded through a vocabulary", Reason.NOT_DATA)
     CONTROL = ("control flow that stops or leaves the loop", Reason.SEQUENTIAL)
     STATEMENT = ("a statement the rule does not follow", Reason.UNRESOLVED)
@@ -215,6 +217,9 @@ class LoopFacts(ElementReads):
         if self._work_list():
             self.block(Blocker.WORK_LIST)  # pool.map(f, [...]), " ".join([...])
             return
+        if self._python_scalars():
+            self.block(Blocker.PYTHON_LIST)  # [int(i) for i in ids if i != 0]
+            return
         index_uses = self._index_only_uses()
         for n in self.nodes:
             found = self._blocker_at(n, index_uses)
@@ -242,6 +247,8 @@ class LoopFacts(ElementReads):
             return Blocker.PYTHON_LIST  # inputs += [word] * n
         if isinstance(n, cst.Subscript) and self._decodes(n):
             return Blocker.DECODING  # id_to_word[i] for i in ids
+        if isinstance(n, cst.Subscript) and self._list_of_arrays(n):
+            return Blocker.RAGGED  # alphas[n][0] with alphas = [] appended per sequence
         if isinstance(n, _CONTROL):
             return Blocker.CONTROL
         if isinstance(n, _OTHER_STATEMENTS):
@@ -250,9 +257,27 @@ class LoopFacts(ElementReads):
             return Blocker.CALL
         if isinstance(n, cst.ComparisonTarget) and isinstance(n.operator, (cst.In, cst.NotIn)):
             return Blocker.MEMBERSHIP  # Python containers
-        if isinstance(n, (cst.AssignTarget, cst.AugAssign)) and isinstance(n.target, cst.Attribute):
+        if isinstance(n, (cst.AssignTarget, cst.AugAssign)) and self._object_state(n.target):
             return Blocker.OBJECT_STATE
         return None
+
+    def _object_state(self, target) -> bool:
+        """``self.x = v``, or ``self.w[1:] += v`` while the body calls a method of the
+        same object (which may read it: an online update, not independent rows)."""
+        if isinstance(target, cst.Attribute):
+            return True
+        base = target
+        while isinstance(base, cst.Subscript):
+            base = base.value
+        if not isinstance(base, cst.Attribute) or base is target:
+            return False
+        owner = self.ctx.code(base.value)
+        return any(
+            isinstance(n, cst.Call)
+            and isinstance(n.func, cst.Attribute)
+            and self.ctx.code(n.func.value) == owner
+            for n in self.nodes
+        )
 
     def _column_loop(self) -> bool:
         """A loop over the columns of an array (``R[:, k]``: clusters, classes,
@@ -289,6 +314,22 @@ class LoopFacts(ElementReads):
         func = call.func
         name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
         return name in am.WORK_LIST_CONSUMERS
+
+    def _python_scalars(self) -> bool:
+        """A comprehension whose element is one walked element made a Python number
+        (``[int(i) for i in ids if i != pad]``): a Python list is what it builds."""
+        node = self.walk.node
+        if not isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+            return False
+        elt = node.elt
+        return (
+            isinstance(elt, cst.Call)
+            and isinstance(elt.func, cst.Name)
+            and elt.func.value in am.PYTHON_SCALARS
+            and len(elt.args) == 1
+            and isinstance(elt.args[0].value, cst.Name)
+            and elt.args[0].value.value in self.elements | self.index
+        )
 
     def _index_only_uses(self) -> set:
         """Name nodes used as a plain subscript index (``target[action]``, ``x[int(i)]``)."""
@@ -332,13 +373,25 @@ class LoopFacts(ElementReads):
             for e in target.slice
         )
 
+    def _list_of_arrays(self, sub: cst.Subscript) -> bool:
+        """``alphas[n][0]``: an array taken from a Python list by the loop index, then
+        indexed: per-item arrays whose lengths may differ (no whole array to index)."""
+        inner = sub.value
+        if not isinstance(inner, cst.Subscript) or not isinstance(inner.value, cst.Name):
+            return False
+        if not any(bare_any(e, self.index) for e in inner.slice):
+            return False
+        return self.arrays.values.kind(inner.value) is Kind.LIST and (
+            self.arrays.list_of_arrays(inner.value)
+        )
+
     def _decodes(self, sub: cst.Subscript) -> bool:
         """``id_to_word[v]`` / ``inverse_map[token]``: an element used as a key into a
         container named as a vocabulary: decoding ids into text."""
         base = sub.value
-        if not isinstance(base, cst.Name) or self.arrays.is_array(base):
+        if not isinstance(base, (cst.Name, cst.Attribute)) or self.arrays.is_array(base):
             return False
-        name = base.value.lower()
+        name = (base.value if isinstance(base, cst.Name) else base.attr.value).lower()
         return any(word in name for word in am.VOCABULARY_NAMES) and any(
             isinstance(e.slice, cst.Index) and self.uses_element(e.slice.value) for e in sub.slice
         )

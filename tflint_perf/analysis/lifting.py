@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 
 from tflint_perf.analysis.api import Kind
 from tflint_perf.analysis.api import arraymath as am
-from tflint_perf.analysis.element_reads import vector_draw
+from tflint_perf.analysis.element_reads import index_name, vector_draw
 from tflint_perf.analysis.values import Values
 from tflint_perf.analysis.walks import builtin_call, range_bounds, unwrap
 from tflint_perf.engine import cst
@@ -375,33 +375,36 @@ class Lifter:
 
     # -- subscripts ---------------------------------------------------------------
     def _subscript(self, sub: cst.Subscript, depth: int) -> Optional[Lifted]:
-        flat = self._flatten(sub, depth)
-        if flat is None:
-            return None
-        base, elements = flat
-        return self._index(base, elements, depth)
+        base, elements, width = self._flatten(sub, depth)
+        return self._index(base, elements, depth, width)
 
     def _flatten(self, sub, depth: int):
-        """(base, elements) with chained indexes joined (``x[i][j]`` -> ``x``, [i, j]) and
-        row aliases expanded (``t[a]`` with ``t = p[i]`` -> ``p``, [i, a])."""
+        """(base, elements, width) with chained indexes of an array joined (``x[i][j]`` ->
+        ``x``, [i, j]) and row aliases expanded (``t[a]`` with ``t = p[i]`` -> ``p``,
+        [i, a]); ``width``: the elements of the subscript read directly on ``base``.
+        Indexes of a Python list are not joined (``xs[i][0]`` is not ``xs[i, 0]``)."""
         elements: List[cst.SubscriptElement] = list(sub.slice)
         base = sub.value
+        width = len(sub.slice)
         for _ in range(_MAX_DEPTH):
             if isinstance(base, cst.Name) and base.value in self.facts.derived:
                 value = self.facts.derived[base.value]
-                if isinstance(value, cst.Subscript):
+                if isinstance(value, cst.Subscript) and self._array(value.value, len(value.slice)):
                     base = value  # t = p[i]; t[a]: the row alias
                     continue
-            if isinstance(base, cst.Subscript) and all(
-                isinstance(e.slice, cst.Index) for e in base.slice
+            if (
+                isinstance(base, cst.Subscript)
+                and all(isinstance(e.slice, cst.Index) for e in base.slice)
+                and self._array(base.value, len(base.slice))
             ):
                 elements = [*base.slice, *elements]
+                width = len(base.slice)
                 base = base.value
                 continue
             break
-        return base, elements
+        return base, elements, width
 
-    def _index(self, base, elements, depth: int) -> Optional[Lifted]:
+    def _index(self, base, elements, depth: int, width: int = 1) -> Optional[Lifted]:
         facts = self.facts
         lifted_base = self.lift(base, depth + 1)
         if lifted_base is None:
@@ -419,6 +422,9 @@ class Lifter:
                 lifted_parts.append(None)
                 continue
             value = sl.value
+            named = index_name(element)  # i, or int(i)
+            if named is not None and named.value in facts.walk.gather:
+                value = named
             if isinstance(value, cst.Name) and value.value in facts.walk.gather:
                 parts.append(facts.walk.whole[value.value])  # x[idx] for idx in idxs: x[idxs]
                 kinds.append("fancy")
@@ -436,13 +442,13 @@ class Lifter:
             kinds.append("fancy" if inner.batched else "fixed")
             lifted_parts.append(inner)
         if lifted_base.batched:
-            if any(k in ("index", "fancy") for k in kinds):
+            if any(k in ("index", "fancy") for k in kinds) or not lifted_base.sure:
                 return None
             return Lifted(f"{atom(lifted_base.code)}[:, {', '.join(parts)}]", lifted_base.dims)
         base_code = atom(lifted_base.code)
         if facts.arrays.is_dict(base):
             return None  # a dict: indexing it with a whole array means something else
-        sure = self._array(base, len(elements))
+        sure = self._array(base, width)
         if "fancy" in kinds:
             if not sure:
                 return None  # only arrays take an array of indices
@@ -518,13 +524,10 @@ class Lifter:
         """The whole-array form of a subscript written per element."""
         if not isinstance(target, cst.Subscript):
             return None
-        flat = self._flatten(target, 0)
-        if flat is None:
-            return None
-        base, elements = flat
+        base, elements, width = self._flatten(target, 0)
         if set(self.facts.sem.reads(base)) & self.loop_only:
             return None
-        lifted = self._index(base, elements, 0)
+        lifted = self._index(base, elements, 0, width)
         if lifted is None or not lifted.batched:
             return None
         code = lifted.code

@@ -146,8 +146,12 @@ class _Binder:
                 walk.whole[target.value] = ctx.code(iterable)
             walk.counter = target.value
             return True
+        if self.arrays.ragged(iterable):
+            return False  # token-id lists of different lengths
         if self.arrays.spectrum(iterable):
             return False  # eigenvalues: one per feature, not per sample
+        if self.arrays.model_output(iterable):
+            return False  # a model's outputs (or its batch), not rows of data
         if not self.arrays.is_array(iterable):
             return self._indices(target, original)
         if self.trips.iterable(iterable).tiny:

@@ -225,8 +225,11 @@ RAGGED = words("imdb reuters")
 # Calls that make an array from the data they are given (its rows are the data's).
 FROM_DATA = words("array asarray asanyarray constant convert_to_tensor")
 # A comprehension handed whole to one of these is a list of work items (a pool's
-# map) or text (``" ".join``), not array math.
-WORK_LIST_CONSUMERS = words("map imap imap_unordered starmap map_async join")
+# map) or text (``" ".join``, a tokenizer's ``decode`` of token ids), not array math.
+WORK_LIST_CONSUMERS = words("map imap imap_unordered starmap map_async join decode")
+# Conversions of one element to a Python value: a comprehension of them builds a
+# Python list (token ids for a tokenizer, indices for Python code), not an array.
+PYTHON_SCALARS = words("int float str bool")
 # Name guess: a container named like these, indexed by an element, decodes ids into
 # text (``id_to_word[i]``): the loop builds words, not numbers.
 VOCABULARY_NAMES = ("word", "vocab", "token", "char", "inverse", "reverse", "idx2", "id2", "index2")
@@ -236,3 +239,5 @@ SEQUENCE_NAMES = re.compile(r"seq|token|word|sentence|review|text|doc|ids$|indic
 # Name guess: a loop over the channels of an image has a handful of iterations
 # (3 or 4) whatever the code spells as its bound.
 CHANNEL_NAMES = ("channel",)
+# Calls that make a new array of a given size (not from data).
+CONSTRUCTORS = words("zeros ones empty full eye identity arange range linspace fill")

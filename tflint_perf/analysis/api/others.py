@@ -27,8 +27,11 @@ FUNCTIONS = merge(
     names("open", Api(Kind.UNKNOWN, Effect.IO)),
     names("gc.collect", Api(Kind.SCALAR)),
     names("joblib.load pickle.load pickle.loads dill.load cloudpickle.load", OTHER_MODEL),
+    # scikit-learn's data helpers return tuples of arrays (``X, y = make_moons(...)``).
+    {"sklearn.model_selection.train_test_split": Api(Kind.LIST, returns_tuple=4)},
 )
 PREFIXES = (
+    ("sklearn.datasets.make_", Api(Kind.LIST, returns_tuple=2)),  # X, y = make_moons(...)
     ("matplotlib.", Api(Kind.FIGURE, Effect.DISPLAY)),
     ("PIL.", Api(Kind.UNKNOWN, Effect.DISPLAY)),
     ("IPython.", DISPLAY),
