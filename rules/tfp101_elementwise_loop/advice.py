@@ -247,8 +247,8 @@ def _op_text(facts: LoopFacts, op: Op) -> List[str]:
         general = "arithmetic" if op.kind is OpKind.ARITH else "a comparison"
         return [f"`{spelled}`", general] if len(spelled) <= 30 else [general]
     if op.method and isinstance(op.node, cst.Call):
-        spelled = " ".join(ctx.code(op.node.func).split())
-        return [f"`{spelled}()`", f"`{op.code}`"] if len(spelled) <= 30 else [f"`{op.code}`"]
+        spelled = " ".join(ctx.code(op.node).split())
+        return [f"`{spelled}`", f"`{op.code}`"] if len(spelled) <= 30 else [f"`{op.code}`"]
     return [f"`{op.code}`"]
 
 
@@ -278,6 +278,7 @@ def _math(facts: LoopFacts, vec: Vectoriser, found: Verdict, use: List[str]) -> 
     found_text = [f"Loop over `{var}` applies {n} to {w}" for n in names for w in whats]
     found_text += [f"Loop over `{var}` applies {n} per {unit}" for n in names]
     found_text.append(f"Loop over `{var}` does math per {unit}")
+    found_text.append(f"Per-{unit} loop over `{var}`")
     return _Parts(found_text, advice, notes)
 
 

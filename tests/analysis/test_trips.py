@@ -26,8 +26,8 @@ def estimate(source, nth=0):
         ("for i in range(EPOCHS):", Size.DATA, 100),
         ("for i in range(n):", Size.UNKNOWN, None),
         ("for i in range(len(data)):", Size.DATA, None),
-        ("for i in range(data.shape[0]):", Size.DATA, None),
-        ("for row in data:", Size.DATA, None),
+        ("for i in range(data.shape[0]):", Size.DATA, 100),  # np.zeros((100, 3)): 100 rows
+        ("for row in data:", Size.DATA, 100),
         ("for batch in ds:", Size.DATA, None),
         ("for batch in ds.take(3):", Size.TINY, 3),
         ("for i, s in enumerate(SCALES):", Size.TINY, 3),
@@ -71,7 +71,7 @@ def test_nested_loops_multiply_and_a_data_loop_wins():
 
 
 def test_comprehensions_count_and_repeat_their_element_not_their_first_iterable():
-    ctx = context("import numpy as np\nx = np.zeros(9)\ny = [f(v) for v in x if g(v)]\n")
+    ctx = context("import numpy as np\nx = np.zeros(90)\ny = [f(v) for v in x if g(v)]\n")
     trips = ctx.shared(Trips)
     assert trips.repeats(name(ctx, "f")).size is Size.DATA
     assert trips.repeats(name(ctx, "g")).size is Size.DATA
@@ -86,3 +86,53 @@ def test_a_literal_slice_of_an_array_is_counted():
         estimate("import numpy as np\nx = np.zeros(9)\nfor row in x[2:40]:\n    f(row)\n").size
         is Size.DATA
     )
+
+
+@pytest.mark.parametrize(
+    "header, size, count",
+    [
+        # arrays the source makes with literal sizes or from literal rows
+        ("for q in np.zeros(10):", Size.TINY, 10),
+        ("for i in range(arms.shape[0]):", Size.TINY, 10),
+        ("for i in range(grid.shape[-1]):", Size.TINY, 3),
+        ("for row in np.random.rand(5, 2):", Size.TINY, 5),
+        ("for row in np.array([[1, 2], [3, 4]]) * 3:", Size.TINY, 2),
+        ("for p in model.predict(np.array([[0.1], [0.2]])):", Size.TINY, 2),
+        ("for k in np.arange(5):", Size.TINY, 5),
+        ("for k in np.linspace(0.0, 1.0, 40):", Size.DATA, 40),
+        (f"for i in range(np.zeros({TINY + 1}).shape[0]):", Size.DATA, TINY + 1),
+        # an array's dimensions are a handful, whatever its shape
+        ("for axis in range(data.ndim):", Size.TINY, None),
+        ("for axis in range(len(data.shape)):", Size.TINY, None),
+    ],
+)
+def test_arrays_of_literal_sizes_and_dimensions(header, size, count):
+    source = f"""
+        import numpy as np
+        data = np.load("x.npy")
+        arms = np.zeros(10)
+        grid = np.ones((4, 4, 3))
+        {header}
+            work()
+        """
+    found = estimate(source)
+    assert (found.size, found.count) == (size, count), found.why
+
+
+def test_loops_over_columns_are_told_apart_from_loops_over_rows():
+    ctx = context(
+        """
+        import numpy as np
+        rows, cols = np.shape(table)
+        for c in range(cols):
+            pass
+        for j in range(table.shape[1]):
+            pass
+        for i in range(table.shape[0]):
+            pass
+        for r in range(rows):
+            pass
+        """
+    )
+    trips = ctx.shared(Trips)
+    assert [trips.over_columns(loop) for loop in ctx.nodes(cst.For)] == [True, True, False, False]

@@ -330,9 +330,11 @@ class _Classifier:
                 pairs = nest.offsets(image)
                 if not pairs or not isinstance(kernel, cst.Subscript):
                     continue
+                kernel_vars = set(nest.sem.reads(kernel)) & set(nest.vars)
+                # the offset indexes the kernel too: x[i + a] * w[a] (whatever the loop order)
+                pairs = [(p, o) if o in kernel_vars else (o, p) for p, o in pairs]
                 positions = {p for p, _ in pairs}
                 offsets = {o for _, o in pairs}
-                kernel_vars = set(nest.sem.reads(kernel)) & set(nest.vars)
                 if not kernel_vars & offsets or kernel_vars & positions:
                     continue
                 if not (

@@ -46,7 +46,10 @@ class Blocker(enum.Enum):
     TILING = ("copies into blocks that move with the index (a mosaic)", Reason.NOT_WORK)
     TEXT = ("string formatting or comparisons with strings", Reason.NOT_DATA)
     PYTHON_LIST = ("a Python list being built", Reason.NOT_DATA)
-    RAGGED = ("rows of a Python list of arrays (lengths may differ)", Reason.NOT_DATA)
+    RAGGED = (
+        "rows whose lengths differ (a Python list of arrays, a mask per row)",
+        Reason.NOT_DATA,
+    )
     DECODING = ("ids decoded through a vocabulary", Reason.NOT_DATA)
     CONTROL = ("control flow that stops or leaves the loop", Reason.SEQUENTIAL)
     STATEMENT = ("a statement the rule does not follow", Reason.UNRESOLVED)
@@ -153,6 +156,8 @@ class LoopFacts(ElementReads):
         if self.blocker is None:
             BodyFlow(self).run()
             self._scan_sinks()
+        if self.blocker is None:
+            self._ragged_results()
 
     def block(self, blocker: Blocker, node=None) -> None:
         if self.blocker is None:
@@ -179,6 +184,24 @@ class LoopFacts(ElementReads):
                     target.value
                 ):
                     self.known_seed = True
+
+    def _ragged_results(self) -> None:
+        """``out.append(y[k][y[k, :, 1] > t])``: each row filtered by its own mask keeps
+        a different number of values; the results do not stack into one array."""
+        for sink in self.sinks:
+            if sink.kind not in (SinkKind.APPEND, SinkKind.ELEMENT) or sink.value is None:
+                continue
+            value = sink.value
+            if isinstance(value, cst.Name) and value.value in self.derived:
+                value = self.derived[value.value]
+            if isinstance(value, cst.Subscript) and any(
+                isinstance(e.slice, cst.Index)
+                and isinstance(e.slice.value, cst.Comparison)
+                and self.uses_element(e.slice.value)
+                for e in value.slice
+            ):
+                self.block(Blocker.RAGGED, value)
+                return
 
     def _nested_loops(self) -> None:
         """Inner ``for`` loops over ranges or over elements add index/element names."""
@@ -245,6 +268,8 @@ class LoopFacts(ElementReads):
             return Blocker.TEXT  # "%dk" % v, word != b"<pad>": text, not numbers
         if isinstance(n, cst.AugAssign) and _list_valued(n.value):
             return Blocker.PYTHON_LIST  # inputs += [word] * n
+        if isinstance(n, cst.BinaryOperation) and _list_valued(n):
+            return Blocker.PYTHON_LIST  # seq + [0] * (n - len(seq)): list padding
         if isinstance(n, cst.Subscript) and self._decodes(n):
             return Blocker.DECODING  # id_to_word[i] for i in ids
         if isinstance(n, cst.Subscript) and self._list_of_arrays(n):

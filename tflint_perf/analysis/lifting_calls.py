@@ -306,11 +306,31 @@ def _method(lifter: "Lifter", func: cst.Attribute, call: cst.Call, depth: int):
             if len(call.args) == 1
             else cst.Tuple([cst.Element(a.value) for a in call.args])
         )
+        if receiver.dims != (WALK,):
+            return None
+        if _flat(shape):  # row.reshape(-1): every row flattened
+            rows = atom(receiver.code)
+            return Lifted(f"{rows}.reshape({rows}.shape[0], -1)", receiver.dims)
         spelled = _row_shape(lifter, shape)
-        if spelled is None or receiver.dims != (WALK,):
+        if spelled is None:
             return None
         return Lifted(f"{atom(receiver.code)}.reshape{spelled}", receiver.dims)
+    if name in ("flatten", "ravel") and not call.args and receiver.dims == (WALK,):
+        rows = atom(receiver.code)
+        return Lifted(f"{rows}.reshape({rows}.shape[0], -1)", receiver.dims)
     return None
+
+
+def _flat(shape) -> bool:
+    """``-1`` or ``(-1,)``: one axis holding everything."""
+    if isinstance(shape, (cst.Tuple, cst.List)) and len(shape.elements) == 1:
+        shape = shape.elements[0].value
+    return (
+        isinstance(shape, cst.UnaryOperation)
+        and isinstance(shape.operator, cst.Minus)
+        and isinstance(shape.expression, cst.Integer)
+        and shape.expression.value == "1"
+    )
 
 
 def _draw(lifter: "Lifter", call: cst.Call, depth: int) -> Optional[Lifted]:

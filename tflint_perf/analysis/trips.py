@@ -115,14 +115,9 @@ class Trips:
         ):
             return False
         bound = rng.args[0].value
-        if isinstance(bound, cst.Subscript) and isinstance(bound.value, cst.Attribute):
-            index = bound.slice[0].slice if len(bound.slice) == 1 else None
-            return (
-                bound.value.attr.value == "shape"
-                and isinstance(index, cst.Index)
-                and isinstance(index.value, cst.Integer)
-                and int(index.value.value) != 0
-            )
+        if isinstance(bound, cst.Subscript):
+            axis = _shape_axis(bound)
+            return axis is not None and axis[1] != 0
         if not isinstance(bound, cst.Name):
             return False
         found = self.sem.lookup_name(bound)
@@ -230,8 +225,37 @@ class Trips:
         elif isinstance(func, cst.Attribute) and func.attr.value in arraymath.ARRAY_RESULT_METHODS:
             rows = self.iterable(args[0], depth + 1)  # model.predict(queries): one row each
         else:
+            shape = self.shape(call, depth)
+            if shape and shape[0] is not None:
+                return _counted(shape[0], f"`{_clip(self.ctx.code(call))}` has {shape[0]} rows")
             return None
         return rows if rows.tiny else None
+
+    def shape(self, expr, depth: int = 0) -> Optional[List[Optional[int]]]:
+        """The shape of an array the source makes with literal sizes (``np.zeros((3,
+        4))``, ``np.random.rand(5, 2)``, ``tf.ones([8])``), or of a name bound to one;
+        None when not known (a size that is not a number is None in the list)."""
+        if depth > 4:
+            return None
+        if isinstance(expr, (cst.Name, cst.Attribute)):
+            value = self.sem.value_of(expr)
+            return self.shape(value, depth + 1) if value is not None else None
+        if not isinstance(expr, cst.Call):
+            return None
+        qualname = self.ctx.call_name(expr) or ""
+        last = qualname.rsplit(".", 1)[-1]
+        positional = [a.value for a in expr.args if a.keyword is None and not a.star]
+        if not qualname.startswith(arraymath.ROOTS) or not positional:
+            return None
+        if last in arraymath.CONSTRUCTORS and last not in ("arange", "range", "linspace"):
+            sizes = positional[0]
+        elif last in arraymath.SHAPED_DRAWS and "random" in qualname:
+            sizes = cst.Tuple([cst.Element(p) for p in positional])  # np.random.rand(5, 2)
+        else:
+            return None
+        if isinstance(sizes, (cst.Tuple, cst.List)):
+            return [self.number(e.value, depth + 1) for e in sizes.elements]
+        return [self.number(sizes, depth + 1)]
 
     def _counter(self, call: cst.Call, code: str) -> Optional[Estimate]:
         """``np.arange(5)``, ``np.linspace(0, 1, 10)``, ``tf.range(3)``: as many
@@ -270,6 +294,8 @@ class Trips:
     def _range(self, call: cst.Call, code: str) -> Estimate:
         if not 1 <= len(call.args) <= 3 or any(a.keyword for a in call.args):
             return UNKNOWN
+        if len(call.args) == 1 and self._dimensions(call.args[0].value):
+            return Estimate(Size.TINY, None, f"`{code}` counts the dimensions of an array")
         bounds = [self.number(a.value) for a in call.args]
         if all(b is not None for b in bounds):
             numbers = [b for b in bounds if b is not None]
@@ -280,6 +306,23 @@ class Trips:
         if self._data_size(stop):
             return Estimate(Size.DATA, None, f"one iteration per item of the data (`{code}`)")
         return UNKNOWN
+
+    def _dimensions(self, expr, depth: int = 0) -> bool:
+        """``x.ndim``, ``len(x.shape)`` (or a name bound to one): an array's number of
+        dimensions, a handful."""
+        if isinstance(expr, cst.Name) and depth < 3:
+            value = self.sem.value_of(expr)
+            return value is not None and self._dimensions(value, depth + 1)
+        if isinstance(expr, cst.Attribute):
+            return expr.attr.value == "ndim"
+        return (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Name)
+            and expr.func.value == "len"
+            and len(expr.args) == 1
+            and isinstance(expr.args[0].value, cst.Attribute)
+            and expr.args[0].value.attr.value == "shape"
+        )
 
     def _data_size(self, expr: cst.BaseExpression) -> bool:
         """``len(x)`` or ``x.shape[0]`` of an array, dataset or list that is not a literal."""
@@ -311,6 +354,12 @@ class Trips:
         if isinstance(expr, (cst.Name, cst.Attribute)):
             value = self.sem.value_of(expr)
             return self.number(value, depth + 1) if value is not None else None
+        if isinstance(expr, cst.Subscript) and _shape_axis(expr) is not None:
+            array, axis = _shape_axis(expr)
+            shape = self.shape(array, depth + 1)
+            if shape is not None and -len(shape) <= axis < len(shape):
+                return shape[axis]
+            return None
         if (
             isinstance(expr, cst.Call)
             and isinstance(expr.func, cst.Name)
@@ -356,6 +405,21 @@ class Trips:
 
 def _article(noun: str) -> str:
     return ("an " if noun[:1] in "aeiou" else "a ") + noun
+
+
+def _shape_axis(expr: cst.Subscript):
+    """(``x``, ``k``) of ``x.shape[k]`` with a literal (possibly negative) ``k``."""
+    if not isinstance(expr.value, cst.Attribute) or expr.value.attr.value != "shape":
+        return None
+    if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
+        return None
+    index = expr.slice[0].slice.value
+    sign = 1
+    if isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus):
+        index, sign = index.expression, -1
+    if not isinstance(index, cst.Integer):
+        return None
+    return expr.value.value, sign * int(index.value)
 
 
 def _is_shape(ctx, expr) -> bool:
