@@ -26,7 +26,7 @@ from tflint_perf.analysis.array_functions import ArrayFunctions
 from tflint_perf.analysis.arrays import Arrays
 from tflint_perf.analysis.body_flow import BodyFlow
 from tflint_perf.analysis.element_reads import ElementReads, bare, bare_any, index_name
-from tflint_perf.analysis.semantic import SemanticModel
+from tflint_perf.analysis.semantic import BindingKind, SemanticModel
 from tflint_perf.analysis.walks import Walk, builtin_call, range_bounds, unwrap
 from tflint_perf.engine import cst
 from tflint_perf.engine.nodes import node_types
@@ -317,9 +317,16 @@ class LoopFacts(ElementReads):
         )
         if not columns:
             return False
+        # The sum the loop accumulates over the columns is not such an array
+        # (``cam = cam + w[k] * out[:, :, k]``: one contraction over the column axis).
+        accumulated = {
+            b.name
+            for b in self.sem.bindings_in(self.walk.node)
+            if b.kind in (BindingKind.ASSIGNMENT, BindingKind.AUGMENTED)
+        }
         return any(
             isinstance(n, cst.Name)
-            and n.value not in self.index | self.elements
+            and n.value not in self.index | self.elements | accumulated
             and whole_read(self.ctx, n)
             and not isinstance(self.ctx.parent(n), cst.Call)  # f(...) is a call, not data
             and self.arrays.is_array(n)

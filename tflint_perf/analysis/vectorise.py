@@ -142,8 +142,14 @@ class Vectoriser(Lifter):
         if not self.clean(code):
             return None
         outer = self._stacking_call(loop)
-        first = outer if outer is not None else loop
-        return Plan([code], first, first, expression=True, assumptions=list(self.assumptions))
+        if outer is not None:
+            return Plan([code], outer, outer, expression=True, assumptions=list(self.assumptions))
+        if not isinstance(loop, cst.ListComp):
+            return None  # a generator handed to something that consumes it one item at a time
+        # a list nothing stacks stays a list: of the rows of the whole-array result
+        return Plan(
+            [f"list({code})"], loop, loop, expression=True, assumptions=list(self.assumptions)
+        )
 
     def _stacking_call(self, node) -> Optional[cst.Call]:
         """``np.array([... for ...])`` / ``tf.stack(...)`` around a comprehension."""
