@@ -264,7 +264,7 @@ class _Classifier:
         """(window, other factor) pairs of ``a * b`` / ``np.multiply(a, b)``, also
         through a name the nest binds to one."""
         if isinstance(product, cst.Name) and depth < 3:
-            value = self.nest._bound_in_nest(product)
+            value = self.nest.bound_in_nest(product)
             if value is not None:
                 yield from self._factors(value, depth + 1)
             return

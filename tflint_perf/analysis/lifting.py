@@ -15,6 +15,16 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 
 from tflint_perf.analysis.api import Kind
 from tflint_perf.analysis.api import arraymath as am
+from tflint_perf.analysis.code_text import (
+    UNARY,
+    atom,
+    names_read,
+    numpy_alias,
+    operand,
+    split_top,
+    strength,
+    tensorflow_alias,
+)
 from tflint_perf.analysis.element_reads import index_name, vector_draw
 from tflint_perf.analysis.values import Values
 from tflint_perf.analysis.walks import builtin_call, range_bounds, unwrap
@@ -65,82 +75,6 @@ class Target:
 
     def masked(self, cond: str) -> str:
         return f"{self.base}[{cond}]"
-
-
-def atom(code: str) -> str:
-    """``code`` as an operand: parenthesised unless it is a name, call, subscript or number."""
-    try:
-        parsed = cst.parse_expression(code)
-    except Exception:  # noqa: BLE001 - not an expression: leave it to the caller
-        return code
-    if isinstance(
-        parsed, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float)
-    ) or getattr(parsed, "lpar", None):
-        return code
-    return f"({code})"
-
-
-# Binding strength of binary operators (higher binds tighter), as in Python's grammar.
-_STRENGTH = {
-    "|": 1,
-    "^": 2,
-    "&": 3,
-    "<<": 4,
-    ">>": 4,
-    "+": 5,
-    "-": 5,
-    "*": 6,
-    "@": 6,
-    "/": 6,
-    "//": 6,
-    "%": 6,
-    "**": 8,
-}
-_UNARY = 7  # -x, +x, ~x
-
-
-def _strength(code: str) -> int:
-    """How tightly the top of ``code`` binds (an atom: 9; a comparison or a
-    boolean operation: 0)."""
-    try:
-        parsed = cst.parse_expression(code)
-    except Exception:  # noqa: BLE001 - not an expression: parenthesise
-        return 0
-    if getattr(parsed, "lpar", None):
-        return 9
-    if isinstance(parsed, cst.BinaryOperation):
-        return _STRENGTH.get(cst.Module([]).code_for_node(parsed.operator).strip(), 0)
-    if isinstance(parsed, cst.UnaryOperation):
-        return 0 if isinstance(parsed.operator, cst.Not) else _UNARY
-    if isinstance(parsed, (cst.Comparison, cst.BooleanOperation, cst.IfExp, cst.Lambda)):
-        return 0
-    return 9
-
-
-def operand(code: str, symbol: str, right: bool = False) -> str:
-    """``code`` as an operand of the binary operator ``symbol``, parenthesised only
-    where Python's precedence needs it."""
-    own = _STRENGTH.get(symbol, 9)
-    inner = _strength(code)
-    if symbol == "**":
-        needs = inner <= own if not right else inner < _UNARY
-    else:
-        needs = inner < own or (right and inner == own)
-    return f"({code})" if needs else code
-
-
-def numpy_alias(ctx) -> str:
-    for local, full in ctx.imports.module_aliases.items():
-        if full == "numpy" and "." not in local:
-            return local
-    return "np"
-
-
-def tensorflow_alias(ctx) -> Optional[str]:
-    for local, full in ctx.imports.module_aliases.items():
-        if full == "tensorflow" and "." not in local:
-            return local
-    return None
 
 
 class Lifter:
@@ -276,11 +210,11 @@ class Lifter:
                     return Lifted(f"not {atom(inner.code)}")
                 return Lifted(f"{self.lib('logical_not')}({inner.code})", inner.dims)
             symbol = self.ctx.code(expr.operator).strip()
-            wrapped = inner.code if _strength(inner.code) >= _UNARY else f"({inner.code})"
+            wrapped = inner.code if strength(inner.code) >= UNARY else f"({inner.code})"
             return Lifted(f"{symbol}{wrapped}", inner.dims)
         if isinstance(expr, cst.BooleanOperation):
             left, right = self.lift(expr.left, depth + 1), self.lift(expr.right, depth + 1)
-            dims = _dims(left, right)
+            dims = common_dims(left, right)
             if left is None or right is None or dims is None:
                 return None
             if not dims:
@@ -294,7 +228,7 @@ class Lifter:
             parts = [self.lift(p, depth + 1) for p in (expr.test, expr.body, expr.orelse)]
             if any(p is None for p in parts):
                 return None
-            dims = _dims(*parts)
+            dims = common_dims(*parts)
             if dims is None:
                 return None
             codes = [p.code for p in parts if p is not None]
@@ -331,7 +265,7 @@ class Lifter:
         left, right = self.lift(expr.left, depth + 1), self.lift(expr.right, depth + 1)
         if left is None or right is None:
             return None
-        dims = _dims(left, right)
+        dims = common_dims(left, right)
         if dims is None:
             return None
         symbol = self.ctx.code(expr.operator).strip()
@@ -354,7 +288,7 @@ class Lifter:
         right = self.lift(target.comparator, depth + 1)
         if left is None or right is None:
             return None
-        dims = _dims(left, right)
+        dims = common_dims(left, right)
         if dims is None:
             return None
         left, right = self._arrays(left, right)
@@ -537,7 +471,14 @@ class Lifter:
         parts = code[len(base_code) + 1 : -1]
         fancy = self.arange(self.facts.walk.var) is not None and self.lib("arange") in parts
         whole = len(elements) == 1 and _is_index(elements[0], self.facts.index)
-        return Target(base_code, _split_top(parts), fancy or "[" in parts, whole)
+        return Target(base_code, split_top(parts), fancy or "[" in parts, whole)
+
+
+def _nodes(expr):
+    from tflint_perf.engine.walk import descendants
+
+    yield expr
+    yield from descendants(expr, skip_scopes=True)
 
 
 def _forward(rng: cst.Call) -> bool:
@@ -546,7 +487,7 @@ def _forward(rng: cst.Call) -> bool:
     )
 
 
-def _dims(*parts: Optional[Lifted]) -> Optional[Tuple[str, ...]]:
+def common_dims(*parts: Optional[Lifted]) -> Optional[Tuple[str, ...]]:
     found: Tuple[str, ...] = ()
     for part in parts:
         if part is None:
@@ -561,51 +502,6 @@ def _dims(*parts: Optional[Lifted]) -> Optional[Tuple[str, ...]]:
 def _is_index(element: cst.SubscriptElement, index: Set[str]) -> bool:
     sl = element.slice
     return isinstance(sl, cst.Index) and isinstance(sl.value, cst.Name) and sl.value.value in index
-
-
-def _split_top(parts: str) -> Tuple[str, ...]:
-    """Split ``a, b[c, d], e`` at its top-level commas."""
-    out, depth, current = [], 0, ""
-    for char in parts:
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        if char == "," and depth == 0:
-            out.append(current.strip())
-            current = ""
-        else:
-            current += char
-    if current.strip():
-        out.append(current.strip())
-    return tuple(out)
-
-
-def _nodes(expr):
-    from tflint_perf.engine.walk import descendants
-
-    yield expr
-    yield from descendants(expr, skip_scopes=True)
-
-
-def names_read(node) -> Set[str]:
-    """Names a snippet reads (not attribute names, keywords, or a lambda's parameters)."""
-    from tflint_perf.engine.walk import children
-
-    out: Set[str] = set()
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Name):
-            out.add(n.value)
-        elif isinstance(n, (cst.Attribute, cst.Arg)):
-            stack.append(n.value)
-        elif isinstance(n, cst.Lambda):
-            params = {p.name.value for p in n.params.params}
-            out |= names_read(n.body) - params
-        else:
-            stack.extend(children(n))
-    return out
 
 
 def loop_only_names(facts: "LoopFacts") -> Set[str]:

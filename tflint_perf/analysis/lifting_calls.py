@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, List, Optional
 from tflint_perf.analysis.api import arraymath as am
 from tflint_perf.analysis.array_functions import ArrayFunctions, FunctionKind
 from tflint_perf.analysis.element_reads import vector_draw
-from tflint_perf.analysis.lifting import WALK, Lifted, _dims, atom
+from tflint_perf.analysis.lifting import WALK, Lifted, atom, common_dims
 from tflint_perf.engine import cst
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ def _apply(lifter: "Lifter", func: str, args, depth: int) -> Optional[Lifted]:
     lifted = _args(lifter, args, depth)
     if lifted is None:
         return None
-    dims = _dims(*lifted)
+    dims = common_dims(*lifted)
     if dims is None:
         return None
     return Lifted(f"{func}({_spell(args, lifted)})", dims)

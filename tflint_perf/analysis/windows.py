@@ -70,7 +70,7 @@ class Nest:
         if isinstance(expr, cst.Name):
             if expr.value in self.vars:
                 return {(expr.value,): 1}
-            value = self._bound_in_nest(expr)
+            value = self.bound_in_nest(expr)
             if value is not None:
                 return self.poly(value, depth + 1)
             return {(expr.value,): 1}
@@ -102,7 +102,7 @@ class Nest:
             return None  # x[starts[i]:ends[i]]: bounds read from data, not arithmetic
         return {(" ".join(self.ctx.code(expr).split()),): 1}
 
-    def _bound_in_nest(self, name: cst.Name):
+    def bound_in_nest(self, name: cst.Name):
         """The value of ``name`` when one assignment in the nest gives it (``top = y * s``)."""
         found = self.sem.lookup_name(name)
         if len(found) == 1 and found[0].plain and self.inside(found[0].statement):
@@ -182,7 +182,7 @@ class Nest:
     def window_of(self, expr) -> Optional[cst.Subscript]:
         """The window subscript ``expr`` is, or a name bound in the nest to one."""
         if isinstance(expr, cst.Name):
-            value = self._bound_in_nest(expr)
+            value = self.bound_in_nest(expr)
             if isinstance(value, cst.Subscript) and self.slides(value):
                 return value
             return None
