@@ -332,7 +332,7 @@ def test_tfp101_rewrite_times_the_whole_array_code_the_finding_carries():
     )
     assert "    return tf.exp(x) * 2" in apply_edits(source, _whole_array_rewrite(source))
     source = (
-        "import tensorflow as tf\nx = tf.ones([9, 3, 3])\no = []\nfor r in x:\n"
+        "import tensorflow as tf\nx = tf.ones([90, 3, 3])\no = []\nfor r in x:\n"
         "    o.append(tf.linalg.det(r))\ny = tf.stack(o)\n"
     )
     assert "y = tf.vectorized_map(lambda r: tf.linalg.det(r), x)" in apply_edits(

@@ -171,11 +171,15 @@ if __name__ == "__main__":
 
 
 def test_rewrites_synthesised_inputs_and_call_sites_agree(tmp_path):
+    from tflint_perf.engine.linter import lint_source
+
     path = tmp_path / "loops.py"
     path.write_text(LOOPS)
+    # The TFP101 findings as the rule makes them: each carries its whole-array code.
+    loops = [f for f in lint_source(LOOPS, str(path), all_rules()) if f.code == "TFP101"]
+    assert [(f.line, "whole_array" in f.extra) for f in loops] == [(5, True), (12, True)]
     findings = [
-        Finding(str(path), 5, 1, 6, 1, "TFP101", "elementwise-loop", "m"),
-        Finding(str(path), 12, 5, 13, 1, "TFP101", "elementwise-loop", "m"),
+        *loops,
         Finding(
             str(path),
             17,
