@@ -157,3 +157,14 @@ def test_a_name_the_loop_computes_and_reads_after_it_keeps_the_loop():
         print(d)
         """
     assert plan(source) is None
+
+
+def test_a_reduction_of_a_row_covers_every_axis_but_the_first_when_the_shape_is_known():
+    source = """
+        import numpy as np
+        v = np.zeros((500, 3, 3))
+        totals = np.zeros(500)
+        for i in range(v.shape[0]):
+            totals[i] = np.sum(v[i])
+        """
+    assert plan(source) == ["totals[:] = np.sum(v, axis=(1, 2))"]

@@ -92,14 +92,41 @@ def _apply(lifter: "Lifter", func: str, args, depth: int) -> Optional[Lifted]:
     return Lifted(f"{func}({_spell(args, lifted)})", dims)
 
 
-def _row_axis(lifter: "Lifter", operand: Lifted, spelled: str) -> str:
-    """The axes a reduction of one element covers once the rows lead: ``1`` (the
-    element is a row of a 2-D array, the usual case: said in the advice)."""
+def _row_axis(lifter: "Lifter", operand: Lifted, spelled: str, node=None) -> str:
+    """The axes a reduction of one element covers once the rows lead: every axis but
+    the first. When the source shows the array's shape (``np.zeros((n, 4))``) they are
+    spelled exactly; otherwise ``1`` (a row of a 2-D array, the usual case: said in
+    the advice)."""
+    rank = _rank(lifter, node) if node is not None else None
+    if rank is not None and rank >= 2:
+        return "1" if rank == 2 else f"({', '.join(str(k) for k in range(1, rank))})"
     lifter.assumptions.append(
         f"`axis=1`: `{spelled}` holds one row per element (for more dimensions, "
         "reduce over every axis but the first)"
     )
     return "1"
+
+
+def _rank(lifter: "Lifter", node) -> Optional[int]:
+    """The number of dimensions of the array whose row ``node`` is (``x[i]`` or a row
+    ``r`` of ``x``), when the source makes it with literal sizes."""
+    from tflint_perf.analysis.trips import Trips
+
+    walk = lifter.facts.walk
+    if isinstance(node, cst.Name) and node.value in walk.whole:
+        loop = walk.node
+        if isinstance(loop, (cst.ListComp, cst.GeneratorExp)):
+            array = loop.for_in.iter
+        else:
+            array = getattr(loop, "iter", None)
+    elif isinstance(node, cst.Subscript) and len(node.slice) == 1:
+        array = node.value
+    else:
+        return None
+    if not isinstance(array, (cst.Name, cst.Attribute)):
+        return None
+    shape = lifter.ctx.shared(Trips).shape(array)
+    return len(shape) if shape else None
 
 
 def _reduction(lifter: "Lifter", func: str, call: cst.Call, depth: int) -> Optional[Lifted]:
@@ -125,7 +152,7 @@ def _reduction(lifter: "Lifter", func: str, call: cst.Call, depth: int) -> Optio
             return None  # np.percentile(x[i], q) would need its axis by position
         rest.append(f"{arg.keyword.value}={lifted.code}")
     if axis is None:
-        axis = _row_axis(lifter, operand, operand.code)
+        axis = _row_axis(lifter, operand, operand.code, positional[0].value)
     spelled = ", ".join([operand.code, *rest, f"axis={axis}"])
     return Lifted(f"{func}({spelled})", operand.dims)
 
@@ -286,7 +313,7 @@ def _method(lifter: "Lifter", func: cst.Attribute, call: cst.Call, depth: int):
             if axis is None:
                 return None
         if axis is None:
-            axis = _row_axis(lifter, receiver, receiver.code)
+            axis = _row_axis(lifter, receiver, receiver.code, func.value)
         return Lifted(f"{atom(receiver.code)}.{name}(axis={axis})", receiver.dims)
     if name == "dot" and len(call.args) == 1:
         other = lifter.lift(call.args[0].value, depth + 1)
