@@ -113,6 +113,7 @@ def _rank(lifter: "Lifter", node) -> Optional[int]:
     from tflint_perf.analysis.trips import Trips
 
     walk = lifter.facts.walk
+    array: Optional[cst.CSTNode]
     if isinstance(node, cst.Name) and node.value in walk.whole:
         loop = walk.node
         if isinstance(loop, (cst.ListComp, cst.GeneratorExp)):
