@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test smoke lint verify-demo docs bench bench-verify realworld clean
+.PHONY: demo test smoke lint verify-demo docs bench bench-verify bench-ipython realworld clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -77,6 +77,12 @@ bench-verify: $(VENV)/.installed-demo
 CORPUS ?= bench/corpus-dev
 realworld: $(VENV)/.installed-demo
 	$(BIN)/python bench/realworld/score.py --corpus $(CORPUS) --tool $(BIN)/tflint-perf $(REALWORLD_ARGS)
+
+# What `%load_ext tflint_perf` adds to each cell, notebooks replayed as Run All
+# (figures in docs/notebooks.md): NOTEBOOKS names notebooks or folders of them.
+NOTEBOOKS ?= $(CORPUS)/src
+bench-ipython: $(VENV)/.installed-dev
+	$(BIN)/python bench/ipython_cells.py $(NOTEBOOKS) $(BENCH_ARGS)
 
 docs: $(VENV)/.installed-demo
 	$(BIN)/python -m tflint_perf.docs

@@ -165,14 +165,16 @@ def test_a_cell_that_does_not_compile_is_not_context(shell):
 
 
 def test_cells_run_inside_a_cell_are_that_cell(shell):
-    """%%capture runs its body as a nested cell: one cell of context, linted once."""
+    """%%capture runs its body as a nested cell: one cell of context, In [4]
+    with its lines, not a cell of its own."""
     load(shell)
     run(shell, IMPORT)
     run(shell, LIST_GPUS)
     before = len(extension._loaded[id(shell)].history.cells)
     run(shell, f"%%capture\n{MODEL}")
     assert len(extension._loaded[id(shell)].history.cells) == before + 1
-    assert shown_codes(shell, MEMORY_GROWTH) == ["TFP301"]
+    _, [out], _ = run(shell, MEMORY_GROWTH)
+    assert "by `tf.constant()` at cell 4, line 2:" in out["text/plain"]
 
 
 def test_a_noqa_line_turns_off_its_cell_only(shell):
@@ -194,6 +196,24 @@ def test_the_nearest_pyproject_configures_it(shell, tmp_path):
     assert shown_codes(shell, MEMORY_GROWTH) == []
     (tmp_path / "pyproject.toml").write_text('[tool.tflint-perf]\nselect = ["TFP3"]\n')
     assert shown_codes(shell, MEMORY_GROWTH) == ["TFP301"]  # read again for each cell
+
+
+def test_patterns_match_the_notebook_the_front_end_names(shell, tmp_path):
+    """VS Code (and JupyterLab, as ``__session__``) tell the kernel its notebook."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.tflint-perf]\nexclude = ["drafts"]\n'
+        '[tool.tflint-perf.per-file-ignores]\n"train.ipynb" = ["TFP301"]\n'
+    )
+    (tmp_path / "drafts").mkdir()
+    for name in ("train.ipynb", "explore.ipynb", "drafts/try.ipynb"):
+        (tmp_path / name).write_text("{}")
+    load(shell)
+    for source in (IMPORT, LIST_GPUS, MODEL):
+        run(shell, source)
+    expected = {"train.ipynb": [], "explore.ipynb": ["TFP301"], "drafts/try.ipynb": []}
+    for name, codes in expected.items():
+        shell.user_ns["__vsc_ipynb_file__"] = str(tmp_path / name)
+        assert shown_codes(shell, MEMORY_GROWTH) == codes, name
 
 
 def test_bad_configuration_is_one_line_and_the_cell_runs(shell, tmp_path):
