@@ -282,6 +282,18 @@ def test_past_the_limit_what_the_cell_reads_comes_first():
     assert [c.number for c in history.context(cell, limit=5)] == [1, 2, 3, 5]
 
 
+def test_a_functions_own_names_are_not_read_from_other_cells():
+    history = _history(
+        "import numpy as np",  # 1: binds np
+        "out = 3",  # 2: binds out
+        "def setup():\n    global model\n    model = 1",  # 3: binds setup and model
+    )
+    # backward reads np; its `out` is its own local, not cell 2's
+    backward = run_cell(4, "def backward(x):\n    out = np.zeros(x)\n    return out")
+    assert [c.number for c in history.context(backward, limit=1)] == [1]
+    assert [c.number for c in history.context(run_cell(4, "model"), limit=3)] == [3]
+
+
 def test_past_the_limit_a_rerun_is_taken_once():
     history = _history("import tensorflow as tf", "x = tf.constant(1)", "x = tf.constant(1)")
     cell = run_cell(4, "y = 1")

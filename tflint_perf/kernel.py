@@ -73,17 +73,50 @@ def warm_up() -> None:
     )
 
 
-def _names(tree: ast.AST) -> Tuple[FrozenSet[str], FrozenSet[str]]:
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def _names(tree: ast.Module) -> Tuple[FrozenSet[str], FrozenSet[str]]:
+    """The names a cell binds in the module's namespace and the names it reads
+    from it (a function's own locals and parameters are neither)."""
     binds: Set[str] = set()
     reads: Set[str] = set()
-    for node in ast.walk(tree):
+    todo: List[ast.AST] = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, _SCOPES):
+            if not isinstance(node, ast.Lambda):
+                binds.add(node.name)
+            free, declared_global = _free_names(node)
+            reads |= free
+            binds |= declared_global
+            continue
         if isinstance(node, ast.Name):
             (reads if isinstance(node.ctx, ast.Load) else binds).add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            binds.add(node.name)
         elif isinstance(node, ast.alias):
             binds.add((node.asname or node.name).split(".")[0])
+        todo.extend(ast.iter_child_nodes(node))
     return frozenset(binds), frozenset(reads)
+
+
+def _free_names(scope: ast.AST) -> Tuple[Set[str], Set[str]]:
+    """What a function or class (and what it nests) reads but does not bind
+    itself, and the names it declares ``global``."""
+    local: Set[str] = set()
+    loads: Set[str] = set()
+    declared: Set[str] = set()
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Name):
+            (loads if isinstance(node.ctx, ast.Load) else local).add(node.id)
+        elif isinstance(node, ast.arg):
+            local.add(node.arg)
+        elif isinstance(node, _SCOPES) and node is not scope and not isinstance(node, ast.Lambda):
+            local.add(node.name)
+        elif isinstance(node, ast.alias):
+            local.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.Global):
+            declared.update(node.names)
+    return loads - (local - declared), declared
 
 
 class History:
