@@ -138,7 +138,7 @@ class Extension:
         except ConfigError as exc:
             config = str(exc)
         return (
-            f"tflint-perf is {state}; {len(self.history.cells)} cells run before are context; "
+            f"tflint-perf is {state}; {len(self.history.cells)} cells run in this kernel so far; "
             f"configuration: {config}"
         )
 
