@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test smoke lint verify-demo docs bench bench-verify realworld clean
+.PHONY: demo test smoke lint verify-demo docs bench bench-verify bench-ipython realworld clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,9 +37,10 @@ verify-demo: $(VENV)/.installed-demo
 	@$(BIN)/tflint-perf check examples/ --verify --statistics --verify-report verify-report.html \
 		|| [ $$? -eq 1 ]
 
-# Offline: the tests marked `network` (they pip-install from PyPI) run in `make smoke`.
+# Offline: the tests marked `network` (they pip-install from PyPI) and `kernel`
+# (a real Jupyter kernel) run in `make smoke`.
 test: $(VENV)/.installed-dev
-	$(BIN)/python -m pytest -q -m "not network"
+	$(BIN)/python -m pytest -q -m "not network and not kernel"
 
 # Type-checked: the package and the rules.
 MYPY_CLEAN := tflint_perf rules
@@ -50,7 +51,8 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/mypy $(MYPY_CLEAN)
 
 # Real code at scale, fix safety, a larger property-test budget and the network
-# tests. Not part of `make test`: it downloads four wheels (bench/smoke.py). The
+# tests, and the IPython extension in a real Jupyter kernel. Not part of `make
+# test`: it downloads four wheels (bench/smoke.py). The
 # development corpus is linted too when SMOKE_DEV_CORPUS exists (else skipped).
 SMOKE_DEV_CORPUS ?= $(CURDIR)/../corpus-dev
 $(VENV)/.installed-smoke: pyproject.toml | $(BIN)/python
@@ -60,7 +62,7 @@ $(VENV)/.installed-smoke: pyproject.toml | $(BIN)/python
 smoke: $(VENV)/.installed-smoke
 	$(BIN)/python bench/smoke.py --dev-corpus "$(SMOKE_DEV_CORPUS)" $(SMOKE_ARGS)
 	TFLINT_HYPOTHESIS=smoke $(BIN)/python -m pytest -q tests/test_properties.py
-	$(BIN)/python -m pytest -q -m network
+	$(BIN)/python -m pytest -q -m "network or kernel"
 
 # The corpus: `python bench/fetch_corpus.py` (downloads four wheels) or BENCH_ARGS="--corpus PATH".
 bench: $(VENV)/.installed-demo
@@ -75,6 +77,12 @@ bench-verify: $(VENV)/.installed-demo
 CORPUS ?= bench/corpus-dev
 realworld: $(VENV)/.installed-demo
 	$(BIN)/python bench/realworld/score.py --corpus $(CORPUS) --tool $(BIN)/tflint-perf $(REALWORLD_ARGS)
+
+# What `%load_ext tflint_perf` adds to each cell, notebooks replayed as Run All
+# (figures in docs/notebooks.md): NOTEBOOKS names notebooks or folders of them.
+NOTEBOOKS ?= $(CORPUS)/src
+bench-ipython: $(VENV)/.installed-dev
+	$(BIN)/python bench/ipython_cells.py $(NOTEBOOKS) $(BENCH_ARGS)
 
 docs: $(VENV)/.installed-demo
 	$(BIN)/python -m tflint_perf.docs

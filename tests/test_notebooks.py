@@ -194,6 +194,8 @@ def test_python_looking_lines_inside_strings_are_kept():
 def test_time_cell_magic_body_is_code():
     text = notebook(LATE[0], "%%time\nscale = tf.constant(2.0)", LATE[2])
     assert located(lint(text)) == ["cell 3:2:5 TFP301"]
+    text = notebook(LATE[0], "%%tflint_perf\nscale = tf.constant(2.0)", LATE[2])
+    assert located(lint(text)) == ["cell 3:2:5 TFP301"]
     # %%timeit runs its body in its own scope (and many times): not joined.
     text = notebook(LATE[0], "%%timeit\nscale = tf.constant(2.0)", LATE[2])
     assert located(lint(text)) == []

@@ -36,8 +36,9 @@ from tflint_perf.run.result import CHECK, FileResult
 
 SUFFIX = ".ipynb"
 _PLACEHOLDER = "pass  # <tflint-perf magic>"
-# Cell magics whose body is ordinary Python run once in the user namespace.
-_PYTHON_BODY_CELL_MAGICS = frozenset({"time", "capture"})
+# Cell magics whose body is ordinary Python run once in the user namespace
+# (``tflint_perf``: the IPython extension's, tflint_perf/ipython.py).
+_PYTHON_BODY_CELL_MAGICS = frozenset({"time", "capture", "tflint_perf"})
 _WS = re.compile(r"[ \t\n\r]*")
 _ASSIGN_MAGIC = re.compile(r"^\s*[\w.\[\]'\", ]+?\s*=\s*[%!]")
 # Words IPython runs without `%` or `!` (automagic and the default shell
