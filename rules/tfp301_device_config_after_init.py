@@ -123,6 +123,8 @@ class DeviceConfigAfterInit(Rule):
         start = reached.start
         if start is None:
             why = "nothing before it in this flow starts the TensorFlow runtime"
+            if self.ctx.shared(RuntimeStarts).graph_mode:
+                why += " (graph mode: ops build a graph; only creating devices would)"
             if reached.reset is not None:
                 reset = self.ctx.position(reached.reset).start.line
                 why = f"the runtime was reset at {self.ctx.line_ref(reset)}"

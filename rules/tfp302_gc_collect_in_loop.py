@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
-from typing import FrozenSet, Iterator, List, Optional, Tuple, Union
+from typing import Dict, FrozenSet, Iterator, List, Optional, Tuple, Union
 
 from tflint_perf.analysis import api
 from tflint_perf.analysis.api import Effect, Kind, keras, tensorflow
@@ -157,6 +157,7 @@ class GcCollectInLoop(Rule):
         self.graph: CallGraph = self.ctx.shared(CallGraph)
         self.summaries: Summaries = self.ctx.shared(Summaries)
         self.trips: Trips = self.ctx.shared(Trips)
+        self._paces: Dict[cst.CSTNode, Steps] = {}
         for call in self.calls:
             if _young_only(call):
                 self.silent(call, Reason.NOT_WORK, "a young-generation pass is cheap")
@@ -186,10 +187,6 @@ class GcCollectInLoop(Rule):
                 return PerStep(steps.why, loop, sites)
             if steps.pace is Pace.EPOCH:
                 return Quiet(Reason.RARELY, f"once per epoch: the loop {steps.why}")
-            inner = self._inner_step_loop(loop)
-            if inner is not None:
-                line = self.ctx.line_ref(self.ctx.position(inner).start.line)
-                return Quiet(Reason.RARELY, f"once per epoch: the steps run in the loop at {line}")
         func = self.sem.function_of(node)
         hook = self._hook(func) if func is not None and not loops else None
         if hook is not None:
@@ -232,23 +229,27 @@ class GcCollectInLoop(Rule):
 
     # -- what a loop runs ---------------------------------------------------------------
     def _own_steps(self, loop: Loop) -> Steps:
-        """STEP if the loop body itself (not an inner loop) runs a step; EPOCH if
-        its steps each run many (``fit``, a helper looping over batches)."""
+        """STEP if the loop body itself runs a step; EPOCH if each iteration runs
+        many (an inner loop over the steps, ``fit``, a helper that loops)."""
+        known = self._paces.get(loop)
+        if known is not None:
+            return known
+        self._paces[loop] = Steps(Pace.NONE)  # (a loop cannot hold itself)
         epoch = None
         for node in _outside_inner_loops(loop):
+            if isinstance(node, LOOPS):
+                if self._own_steps(node).pace is not Pace.NONE:
+                    line = self.ctx.line_ref(self.ctx.position(node).start.line)
+                    epoch = epoch or Steps(Pace.EPOCH, f"runs its steps in the loop at {line}")
+                continue
             found = self._step(node)
             if found.pace is Pace.STEP:
-                return found
+                epoch = found
+                break
             if found.pace is Pace.EPOCH:
                 epoch = epoch or found
-        return epoch or Steps(Pace.NONE)
-
-    def _inner_step_loop(self, loop: Loop) -> Optional[Loop]:
-        """A loop inside ``loop`` whose body runs steps."""
-        for node in descendants(loop.body, skip_scopes=True):
-            if isinstance(node, LOOPS) and self._own_steps(node).pace is not Pace.NONE:
-                return node
-        return None
+        self._paces[loop] = epoch or Steps(Pace.NONE)
+        return self._paces[loop]
 
     def _step(self, node: cst.CSTNode) -> Steps:
         if isinstance(node, cst.With):

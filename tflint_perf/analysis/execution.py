@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from tflint_perf.analysis import api
-from tflint_perf.analysis.api import Effect, Kind, tensorflow
+from tflint_perf.analysis.api import Effect, Kind, others, tensorflow
 from tflint_perf.analysis.calls import CallGraph
 from tflint_perf.analysis.semantic import BindingKind, SemanticModel
 from tflint_perf.analysis.summaries import Summaries
@@ -75,13 +75,22 @@ class RuntimeStarts:
         """The starts ``node`` makes itself (a call through its callees, a loop's iteration)."""
         if isinstance(node, cst.Call):
             found = self.summaries.effects_of(node)
-        elif isinstance(node, cst.For) and self.values.kind(node.iter) in _ITERATED:
+        elif self.iterates_a_dataset(node):
             found = Effect.INITS_RUNTIME  # iterating a dataset runs its pipeline
         else:
             return Effect.NONE
         if self.graph_mode:  # only the calls that create the devices start it
             found &= ~Effect.INITS_RUNTIME
         return found
+
+    def iterates_a_dataset(self, node: cst.CSTNode) -> bool:
+        """``for x in ds:`` or ``[f(x) for x in ds]`` (a generator runs later)."""
+        if isinstance(node, cst.CompFor):
+            if isinstance(self.ctx.parent(node), cst.GeneratorExp):
+                return False
+        elif not isinstance(node, cst.For):
+            return False
+        return self.values.kind(node.iter) in _ITERATED
 
     def start(self, node: cst.CSTNode, counted: Effect) -> Optional[Start]:
         found = self.effects(node) & counted
@@ -94,7 +103,7 @@ class RuntimeStarts:
     def describe(self, start: Start) -> str:
         """```tf.constant()```, ```build()`` (``keras.Sequential()`` inside)``,
         ``iterating `ds```."""
-        if isinstance(start.node, cst.For):
+        if isinstance(start.node, (cst.For, cst.CompFor)):
             return f"iterating `{_clip(self.ctx.code(start.node.iter))}`"
         shown = _call_text(self.ctx, start.path[0])
         if len(start.path) > 1:
@@ -111,6 +120,9 @@ class RuntimeStarts:
 
 
 def _call_text(ctx, node: cst.CSTNode, width: int = 40) -> str:
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+        if node.func.value in others.ITERATING_BUILTINS:  # list(ds): name the dataset
+            return f"`{_clip(ctx.code(node), width)}`"
     if isinstance(node, cst.Call):
         return f"`{_clip(dotted(node.func) or ctx.code(node.func), width)}()`"
     return f"`{_clip(ctx.code(node), width)}`"
@@ -198,6 +210,8 @@ class FlowChecker:
             if self.is_target(node):
                 self._reach(node, chain, state, found, None, None)
                 continue
+            if isinstance(node, cst.CompFor):
+                self._start(node, chain, state)
             if not isinstance(node, cst.Call):
                 continue
             for func in self.graph.resolve(node):
