@@ -125,12 +125,12 @@ class DeviceConfigAfterInit(Rule):
             why = "nothing before it in this flow starts the TensorFlow runtime"
             if self.ctx.shared(RuntimeStarts).graph_mode:
                 why += " (graph mode: ops build a graph; only creating devices would)"
-            if reached.reset is not None:
-                reset = self.ctx.position(reached.reset).start.line
-                why = f"the runtime was reset at {self.ctx.line_ref(reset)}"
+            if reached.reset is not None and self.ctx.recording:
+                why = f"the runtime was reset at {self._line(reached.reset)}"
             self.silent(reached.target, Reason.IN_TIME, why)
             return False
-        line = self.ctx.line_ref(self.ctx.position(start.node).start.line)
+        # (positions cost a pass over the module: only when a reason is recorded)
+        line = self._line(start.node) if self.ctx.recording else ""
         if exclusive_branches(self.ctx, start.node, reached.target):
             self.silent(reached.target, Reason.OTHER_BRANCH, f"the runtime starts at {line}")
             return False
@@ -189,3 +189,6 @@ class DeviceConfigAfterInit(Rule):
             name = dotted(call.func) or ""
             if name.rsplit(".", 1)[-1] in _SHORT_NAMES and not self.is_config_call(call):
                 self.silent(call, Reason.OTHER_LIBRARY, f"`{name}` is not `tf.config`'s")
+
+    def _line(self, node: cst.CSTNode) -> str:
+        return self.ctx.line_ref(self.ctx.position(node).start.line)

@@ -206,8 +206,8 @@ class GcCollectInLoop(Rule):
 
     def _nothing(self, loops: List[Loop]) -> Quiet:
         if loops:
-            line = self.ctx.line_ref(self.ctx.position(loops[0]).start.line)
-            return Quiet(Reason.NOT_DATA, f"the loop at {line} runs no training or inference step")
+            where = self._at(loops[0])
+            return Quiet(Reason.NOT_DATA, f"the loop{where} runs no training or inference step")
         return Quiet(Reason.RUNS_ONCE, "not in a loop, and no step loop calls its function")
 
     def _guard(self, node: cst.CSTNode) -> Optional[Tuple[str, int]]:
@@ -239,8 +239,9 @@ class GcCollectInLoop(Rule):
         for node in _outside_inner_loops(loop):
             if isinstance(node, LOOPS):
                 if self._own_steps(node).pace is not Pace.NONE:
-                    line = self.ctx.line_ref(self.ctx.position(node).start.line)
-                    epoch = epoch or Steps(Pace.EPOCH, f"runs its steps in the loop at {line}")
+                    epoch = epoch or Steps(
+                        Pace.EPOCH, f"runs its steps in the loop{self._at(node)}"
+                    )
                 continue
             found = self._step(node)
             if found.pace is Pace.STEP:
@@ -298,9 +299,15 @@ class GcCollectInLoop(Rule):
         for node in path[1:]:
             loops = self.sem.loops_around(node)
             if loops:
-                line = self.ctx.line_ref(self.ctx.position(loops[0]).start.line)
-                return f"loops over its steps at {line}"
+                return f"loops over its steps{self._at(loops[0])}"
         return None
+
+    def _at(self, node: cst.CSTNode) -> str:
+        """`` at line N`` for a recorded reason (positions cost a pass over the
+        module: not computed when nothing is recorded)."""
+        if not self.ctx.recording:
+            return ""
+        return f" at {self.ctx.line_ref(self.ctx.position(node).start.line)}"
 
     def _trial(self, loop: Loop) -> bool:
         """Each iteration resets Keras or builds a new model: once per trial."""

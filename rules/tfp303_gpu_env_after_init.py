@@ -191,7 +191,8 @@ class GpuEnvAfterInit(Rule):
             why = "nothing before it in this flow reads the variable"
             self.silent(reached.target, Reason.IN_TIME, why)
             return False
-        line = self.ctx.line_ref(self.ctx.position(start.node).start.line)
+        # (positions cost a pass over the module: only when a reason is recorded)
+        line = self._line(start.node) if self.ctx.recording else ""
         if exclusive_branches(self.ctx, start.node, reached.target):
             self.silent(reached.target, Reason.OTHER_BRANCH, f"the variable is read at {line}")
             return False
@@ -258,3 +259,6 @@ class GpuEnvAfterInit(Rule):
                 summaries.effects_of(call) & Effect.CHILD_PROCESS for call in calls
             )
         return known
+
+    def _line(self, node: cst.CSTNode) -> str:
+        return self.ctx.line_ref(self.ctx.position(node).start.line)
