@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterator, List, Optional, Tuple, Union
 
 from tflint_perf.analysis import api
-from tflint_perf.analysis.api import Effect, Kind, keras, tensorflow
+from tflint_perf.analysis.api import Effect, Kind, keras
 from tflint_perf.analysis.calls import CallGraph
 from tflint_perf.analysis.execution import fit_headline
 from tflint_perf.analysis.semantic import LOOPS, SCOPE_NODES, SemanticModel
@@ -33,6 +33,7 @@ STEP_EFFECTS = (
     Effect.GRADIENTS,
     Effect.INFERENCE,
     Effect.RUNS_GRAPH,
+    Effect.REPLICA_STEP,
 )
 _STEP = re.compile(keras.STEP_FUNCTION_NAME)
 _CALLERS_DEPTH = 4  # helpers followed up to their callers' loops
@@ -264,12 +265,6 @@ class GcCollectInLoop(Rule):
         shown = f"`{dotted(func) or self.ctx.code(func)}()`"
         if self.values.kind(func) is Kind.TF_FUNCTION:
             return Steps(Pace.STEP, f"calls the `tf.function` {shown}")
-        if (
-            isinstance(func, cst.Attribute)
-            and func.attr.value in tensorflow.REPLICA_STEP_METHODS
-            and self.values.kind(func.value) is Kind.STRATEGY
-        ):
-            return Steps(Pace.STEP, f"runs a step on every replica with {shown}")
         effects = self.summaries.effects_of(node)
         paths = [self.summaries.path_to(node, flag) for flag in STEP_EFFECTS if effects & flag]
         if paths:
@@ -280,8 +275,6 @@ class GcCollectInLoop(Rule):
             return Steps(Pace.STEP, f"calls {shown}" + _through(self.ctx, paths[0]))
         if not self.graph.resolve(node):  # defined elsewhere: read by its name
             last = (dotted(func) or "").rsplit(".", 1)[-1]
-            if isinstance(func, cst.Attribute) and last in keras.KERAS_ONLY_METHODS:
-                return Steps(Pace.STEP, f"calls {shown}")
             if _STEP.match(last):
                 return Steps(Pace.STEP, f"calls {shown} (a step, by its name)")
         return Steps(Pace.NONE)
@@ -310,14 +303,17 @@ class GcCollectInLoop(Rule):
         return f" at {self.ctx.line_ref(self.ctx.position(node).start.line)}"
 
     def _trial(self, loop: Loop) -> bool:
-        """Each iteration resets Keras or builds a new model: once per trial."""
+        """Each iteration resets Keras or builds a new model (itself or in a
+        helper): once per trial."""
         for node in descendants(loop.body, skip_scopes=True):
             if isinstance(node, cst.Call):
                 effects = self.summaries.effects_of(node)
                 if effects & Effect.RESETS:
                     return True
-                if effects & Effect.BUILDS and self.values.kind(node) is Kind.KERAS_MODEL:
-                    return True
+                if effects & Effect.BUILDS:
+                    built = self.summaries.path_to(node, Effect.BUILDS)[-1]
+                    if self.values.kind(built) is Kind.KERAS_MODEL:
+                        return True
         return False
 
     def _hook(self, func: cst.FunctionDef) -> Optional[str]:

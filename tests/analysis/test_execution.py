@@ -76,9 +76,7 @@ def test_a_helper_starts_the_runtime_where_it_is_called_with_its_chain():
     )
     start = s.start(find(ctx, cst.Call, "Trainer()"), RUNTIME)
     assert start is not None and start.effect is Effect.INITS_RUNTIME
-    assert s.chain(start) == (
-        "`Trainer()` -> `build()` -> `tf.keras.Sequential()`"
-    )
+    assert s.chain(start) == ("`Trainer()` -> `build()` -> `tf.keras.Sequential()`")
     assert s.describe(start) == "`Trainer()` (`tf.keras.Sequential()` inside)"
 
 

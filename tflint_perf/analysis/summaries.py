@@ -149,6 +149,8 @@ class Summaries:
             return Effect.NONE, None  # the module's own function runs: its summary says
         if isinstance(func, cst.Attribute):
             receiver = self.values.kind(func.value)
+            if receiver is Kind.UNKNOWN and func.attr.value in keras.KERAS_ONLY_METHODS:
+                receiver = Kind.KERAS_MODEL  # a name guess (api/keras.py says why)
             effects = api.method_effects(receiver, func.attr.value)
             if effects & (Effect.INFERENCE | Effect.TRAINING):
                 return effects, data_argument(call)

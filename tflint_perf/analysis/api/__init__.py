@@ -67,6 +67,7 @@ class Effect(enum.Flag):
     BUILDS = enum.auto()  # constructs something expensive (model, layer, optimizer, function)
     GRAPH_GROWTH = enum.auto()  # adds ops to the default TF1 graph
     RUNS_GRAPH = enum.auto()  # executes a TF1 graph (session.run)
+    REPLICA_STEP = enum.auto()  # runs a function on every replica (strategy.run): one step
     # Starts the TensorFlow runtime in eager mode: devices, thread pools and the GPU
     # environment are fixed afterwards (each entry measured: tests/test_runtime_init.py).
     INITS_RUNTIME = enum.auto()

@@ -74,6 +74,7 @@ METHODS: Dict[Kind, Dict[str, Api]] = {
         names("item", Api(Kind.SCALAR)),
         names("fill sort put resize", Api(Kind.NONE)),
     ),
+    Kind.STRATEGY: tensorflow.STRATEGY_METHODS,
     Kind.STRING: names("join format strip lower upper replace", Api(Kind.STRING)),
     Kind.OTHER_MODEL: names(
         "predict predict_proba transform fit_transform decision_function", Api(Kind.ARRAY)

@@ -259,6 +259,13 @@ CUDA_DRIVER_VARIABLES = frozenset({"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"})
 GPU_RUNTIME_VARIABLES = frozenset(
     {"TF_FORCE_GPU_ALLOW_GROWTH", "TF_GPU_ALLOCATOR", "TF_GPU_THREAD_MODE"}
 )
-# Methods of a distribution strategy that run the function they are given
-# on every replica: one distributed step per call.
-REPLICA_STEP_METHODS = frozenset({"run", "experimental_run_v2"})
+# Methods of a distribution strategy: ``run`` calls the function it is given
+# on every replica, one distributed step per call.
+STRATEGY_METHODS = merge(
+    names("run experimental_run_v2", Api(Kind.UNKNOWN, E.REPLICA_STEP)),
+    names("scope", Api(Kind.UNKNOWN)),
+    names(
+        "reduce gather experimental_distribute_dataset distribute_datasets_from_function",
+        Api(Kind.UNKNOWN),
+    ),
+)
