@@ -168,3 +168,107 @@ def test_known_failures_name_real_cases():
     assert set(KNOWN_FAILURES) - keys == set()
     assert set(CHANGES_MEANING) - keys == set()
     assert NEEDS_INDEX - {case.id for case in SPLIT_CASES} == set()
+
+
+# A program whose output shows every value its loops, functions, classes and
+# module-level code compute: each rewrite must leave the output as it is.
+PROGRAM = """
+import math
+
+total = 0
+roots = []
+for i in range(5):
+    x = i * 2
+    total += x
+    roots.append(round(math.sqrt(x), 3))
+print("module", total, roots, x)
+
+
+def accumulate(n):
+    acc = 0
+    seen = []
+    for k in range(n):
+        sq = k * k
+        acc += sq
+        seen.append(sq)
+    else:
+        tail = acc
+    return acc, seen, tail, sq
+
+
+class Box:
+    def __init__(self, n):
+        self.items = []
+        for j in range(n):
+            self.items.append(j * self.scale())
+
+    def scale(self):
+        return 3
+
+    def total(self):
+        s = 0
+        for item in self.items:
+            s += item
+        return s
+
+
+def countdown(start):
+    left = start
+    while left > 2:
+        left -= 2
+    return left
+
+
+print("functions", accumulate(4), Box(3).total(), countdown(9))
+
+
+def main():
+    count = 0
+    words = ["a", "bb", "ccc"]
+    for w in words:
+        count += len(w)
+    print("main", count, w)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def _run(files: dict, folder) -> str:
+    import runpy
+    import sys
+
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    out = io.StringIO()
+    sys.path.insert(0, str(folder))
+    try:
+        with contextlib.redirect_stdout(out):
+            runpy.run_path(str(folder / "main.py"), run_name="__main__")
+    finally:
+        sys.path.remove(str(folder))
+        sys.modules.pop(mt.HELPERS, None)
+    return out.getvalue()
+
+
+def test_rewrites_keep_what_a_program_computes(tmp_path):
+    want = _run({"main.py": PROGRAM}, tmp_path)
+    assert want.count("\n") == 3
+    tried = 0
+    for transformation in mt.TRANSFORMATIONS:
+        for site in transformation.sites(PROGRAM):
+            for style in (mt.CANONICAL, mt.SPELLED, mt.Style(keep=frozenset({0, 2}), tag=4)):
+                variant = transformation.apply(PROGRAM, site, style)
+                folder = tmp_path / f"{transformation.name}-{site}-{style.tag}-{style.opaque}"
+                folder.mkdir()
+                assert _run({"main.py": variant}, folder) == want, variant
+                tried += 1
+    split = tmp_path / "split"
+    split.mkdir()
+    assert _run(mt.split(PROGRAM), split) == want
+    # every transformation found something to rewrite here
+    assert {t.name for t in mt.TRANSFORMATIONS if t.sites(PROGRAM)} == {
+        t.name for t in mt.TRANSFORMATIONS
+    }
+    assert tried > 20
