@@ -50,9 +50,9 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy $(MYPY_CLEAN)
 
-# Real code at scale, fix safety, a larger property-test budget and the network
-# tests, and the IPython extension in a real Jupyter kernel. Not part of `make
-# test`: it downloads four wheels (bench/smoke.py). The
+# Real code at scale, fix safety, larger property and metamorphic test budgets,
+# the network tests, and the IPython extension in a real Jupyter kernel. Not part
+# of `make test`: it downloads four wheels (bench/smoke.py). The
 # development corpus is linted too when SMOKE_DEV_CORPUS exists (else skipped).
 SMOKE_DEV_CORPUS ?= $(CURDIR)/../corpus-dev
 $(VENV)/.installed-smoke: pyproject.toml | $(BIN)/python
@@ -61,7 +61,7 @@ $(VENV)/.installed-smoke: pyproject.toml | $(BIN)/python
 
 smoke: $(VENV)/.installed-smoke
 	$(BIN)/python bench/smoke.py --dev-corpus "$(SMOKE_DEV_CORPUS)" $(SMOKE_ARGS)
-	TFLINT_HYPOTHESIS=smoke $(BIN)/python -m pytest -q tests/test_properties.py
+	TFLINT_HYPOTHESIS=smoke $(BIN)/python -m pytest -q tests/test_properties.py tests/test_metamorphic.py
 	$(BIN)/python -m pytest -q -m "network or kernel"
 
 # The corpus: `python bench/fetch_corpus.py` (downloads four wheels) or BENCH_ARGS="--corpus PATH".

@@ -2,36 +2,28 @@
 
 from __future__ import annotations
 
-from tflint_perf.analysis.execution import FlowChecker, hoist_fix
-from tflint_perf.analysis.runtime_init import PHYSICAL_DEVICE_LISTING, InitModel
+from typing import Dict, List
+
+from tflint_perf.analysis.api import Effect
+from tflint_perf.analysis.api.tensorflow import DEVICE_CONFIGURATION
+from tflint_perf.analysis.execution import (
+    RUNTIME,
+    FlowChecker,
+    Reached,
+    RuntimeStarts,
+    exclusive_branches,
+    fit_headline,
+    handler_after_body,
+    harmless,
+    hoist_fix,
+)
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import dotted
+from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.rule import Rule
 from tflint_perf.engine.verification import Observe, Purpose, Verification
-from tflint_perf.engine.walk import descendants
 
-CONFIG_CALLS = frozenset(
-    {
-        "tensorflow.config.experimental.set_memory_growth",
-        "tensorflow.config.set_visible_devices",
-        "tensorflow.config.experimental.set_visible_devices",
-        "tensorflow.config.set_logical_device_configuration",
-        "tensorflow.config.experimental.set_virtual_device_configuration",
-        "tensorflow.config.experimental.set_logical_device_configuration",
-        "tensorflow.config.threading.set_intra_op_parallelism_threads",
-        "tensorflow.config.threading.set_inter_op_parallelism_threads",
-    }
-)
-
-# What TensorFlow raises for each call, to name it in the message.
-_ERRORS = {
-    "set_memory_growth": "Physical devices cannot be modified after being initialized",
-    "set_visible_devices": "Visible devices cannot be modified after being initialized",
-    "set_logical_device_configuration": "Virtual devices cannot be modified after being initialized",
-    "set_virtual_device_configuration": "Virtual devices cannot be modified after being initialized",
-    "set_intra_op_parallelism_threads": "Intra op parallelism cannot be modified after initialization.",
-    "set_inter_op_parallelism_threads": "Inter op parallelism cannot be modified after initialization.",
-}
+_SHORT_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in DEVICE_CONFIGURATION)
 
 
 class DeviceConfigAfterInit(Rule):
@@ -42,20 +34,26 @@ class DeviceConfigAfterInit(Rule):
     `set_visible_devices`, logical/virtual device configuration, intra/inter
     op thread pools) made after something in the same flow of execution has
     already initialised the TensorFlow runtime: creating a tensor, variable
-    or dataset, listing logical devices, creating a distribution strategy
-    or a summary writer, building, compiling or running a Keras model. Each
-    of these is checked against TensorFlow 2.21 in the test suite; calls
-    measured not to start the runtime (listing physical devices,
-    `tf.test.is_gpu_available()`, `tf.test.gpu_device_name()`, creating
-    layers or an unbuilt model) do not count. In TF1 graph code (eager
-    execution disabled, `tf.placeholder`, `tf.Session`), creating tensors
-    and sessions only builds a graph: there only listing logical devices
-    and creating a distribution strategy count.
+    or dataset, running or iterating a dataset, listing logical devices,
+    creating a distribution strategy or a summary writer, building,
+    compiling or running a Keras model. Each of these is checked against
+    TensorFlow 2.21 in the test suite; calls measured not to start the
+    runtime (listing physical devices, `tf.test.is_gpu_available()`,
+    `tf.test.gpu_device_name()`, creating layers or an unbuilt model, a TF1
+    `Session` in eager mode) do not count. In TF1 graph code (eager execution
+    disabled, `tf.placeholder`, `tf.Session`), creating tensors and sessions
+    only builds a graph: there only listing logical devices and creating a
+    distribution strategy count.
 
     Order follows execution: the module top to bottom, each function top to
-    bottom, and a call to a function of the same module that configures
-    devices counts where it is called (the finding is on the configuring
-    call, and names the late call of its function).
+    bottom, and a call counts where it is made with what the functions it
+    runs do (helpers, methods through `self`, callables passed as
+    arguments, any depth): a helper that builds a model starts the runtime
+    where it is called, and a helper that configures devices configures them
+    where it is called (the finding is on the configuring call and names the
+    late call of its function). Two branches of one `if` never both run; a
+    configuration in an `except` handler of the `try` that started the
+    runtime may run before it did, and is left alone.
 
     ## Why is this bad?
     Devices are fixed when the runtime starts. Afterwards these calls raise
@@ -94,7 +92,7 @@ class DeviceConfigAfterInit(Rule):
 
     code = "TFP301"
     name = "device-config-after-init"
-    message = "{call} after the TensorFlow runtime was initialised by {init} at {line}: TensorFlow raises RuntimeError ({error})"
+    message = "device configuration after the TensorFlow runtime started"
     triggers = (
         "set_memory_growth",
         "set_visible_devices",
@@ -107,49 +105,90 @@ class DeviceConfigAfterInit(Rule):
     verification = Verification(purpose=Purpose.FAILURE, observe=Observe.CONFIG_CALL)
 
     def is_config_call(self, node: cst.CSTNode) -> bool:
-        return isinstance(node, cst.Call) and self.ctx.call_name(node) in CONFIG_CALLS
-
-    def is_helper(self, stmt: cst.CSTNode) -> bool:
-        """A statement that only lists physical devices (moved along with the config)."""
-        calls = [n for n in descendants(stmt) if isinstance(n, cst.Call)]
-        return bool(calls) and all(
-            self.ctx.call_name(c) in PHYSICAL_DEVICE_LISTING
-            or self.ctx.call_name(c) is None
-            and _is_builtin_call(c)
-            for c in calls
-        )
+        return isinstance(node, cst.Call) and self.ctx.call_name(node) in DEVICE_CONFIGURATION
 
     def finish(self) -> None:
-        init_model = InitModel(self.ctx)
-        checker = FlowChecker(self.ctx, init_model, self.is_config_call)
-        reported = set()
-        for v in checker.violations():
-            config = v.via_target if v.via is not None else v.target
-            assert isinstance(config, cst.Call)  # the checker's targets are config calls
-            if id(config) in reported:
-                continue  # a configuring function called late from several places
-            reported.add(id(config))
-            attr = (dotted(config.func) or "").rsplit(".", 1)[-1]
-            call = f"`{dotted(config.func)}()`"
-            if v.via is not None:
-                line = self.ctx.line_ref(self.ctx.position(v.target).start.line)
-                call += f" (in `{v.via.name.value}()`, called at {line})"
-            fix = hoist_fix(
-                self.ctx,
-                v,
-                init_model,
-                self.is_helper,
-                "Move the device configuration before the first initialising statement",
-            )
-            self.report(
-                config,
-                call=call,
-                init=v.init_reason,
-                line=self.ctx.line_ref(self.ctx.position(v.init).start.line),
-                error=_ERRORS.get(attr, "devices cannot be modified after being initialized"),
-                fix=fix,
-            )
+        by_call: Dict[cst.CSTNode, List[Reached]] = {}
+        for reached in FlowChecker(self.ctx, RUNTIME, self.is_config_call).reached():
+            by_call.setdefault(reached.setter, []).append(reached)
+        for each in by_call.values():
+            late = [r for r in each if self._late(r)]
+            if late:
+                self._report(late[0])
+        if self.ctx.recording:
+            self._look_alikes()
 
+    def _late(self, reached: Reached) -> bool:
+        """Whether the runtime surely started before ``reached``; else record why not."""
+        start = reached.start
+        if start is None:
+            why = "nothing before it in this flow starts the TensorFlow runtime"
+            if self.ctx.shared(RuntimeStarts).graph_mode:
+                why += " (graph mode: ops build a graph; only creating devices would)"
+            if reached.reset is not None and self.ctx.recording:
+                why = f"the runtime was reset at {self._line(reached.reset)}"
+            self.silent(reached.target, Reason.IN_TIME, why)
+            return False
+        # (positions cost a pass over the module: only when a reason is recorded)
+        line = self._line(start.node) if self.ctx.recording else ""
+        if exclusive_branches(self.ctx, start.node, reached.target):
+            self.silent(reached.target, Reason.OTHER_BRANCH, f"the runtime starts at {line}")
+            return False
+        if handler_after_body(self.ctx, start.node, reached.target) is not None:
+            why = f"an `except` handler may run before {line} started the runtime"
+            self.silent(reached.target, Reason.UNSAFE_TO_TELL, why)
+            return False
+        return True
 
-def _is_builtin_call(call: cst.Call) -> bool:
-    return isinstance(call.func, cst.Name) and call.func.value in {"len", "list"}
+    def _report(self, reached: Reached) -> None:
+        ctx = self.ctx
+        starts: RuntimeStarts = ctx.shared(RuntimeStarts)
+        config = reached.setter
+        assert isinstance(config, cst.Call) and reached.start is not None
+        qualname = ctx.call_name(config) or ""
+        short = qualname.rsplit(".", 1)[-1]
+        start = reached.start
+        line = ctx.line_ref(ctx.position(start.node).start.line)
+        first = starts.describe(start).split(" (", 1)[0]
+        if reached.via is None:
+            headline = fit_headline(
+                f"`{short}()` after {first} started the runtime at {line}: move it before that",
+                f"`{short}()` after the runtime started at {line}: move it before that",
+            )
+        else:
+            helper = f"`{reached.via.name.value}()`"
+            call_line = ctx.line_ref(ctx.position(reached.target).start.line)
+            headline = fit_headline(
+                f"`{short}()` in {helper} (called at {call_line}) after {first} started the"
+                f" runtime at {line}: call {helper} before that",
+                f"`{short}()` in {helper} (called at {call_line}) after the runtime started"
+                f" at {line}: call it before that",
+                f"`{short}()` in {helper} runs after the runtime started at {line}: call it first",
+            )
+        detail = [
+            f"TensorFlow raises RuntimeError ({DEVICE_CONFIGURATION[qualname]});"
+            " wrapped in `try/except RuntimeError` it fails silently and the setting"
+            " does not apply.",
+            f"The runtime started at {line}: {starts.describe(start)}"
+            + (" (graph mode: it creates the devices)." if starts.graph_mode else "."),
+        ]
+        if len(start.path) > 2:
+            detail.append("Through: " + starts.chain(start) + ".")
+        fix = hoist_fix(
+            ctx,
+            reached,
+            RUNTIME,
+            lambda stmt: harmless(ctx, stmt, Effect.STARTS_CUDA),
+            "Move the device configuration before the first initialising statement",
+        )
+        self.report(config, message=headline, detail="\n".join(detail), fix=fix)
+
+    def _look_alikes(self) -> None:
+        """Calls spelled like a configuration that are not TensorFlow's."""
+        for call in self.ctx.nodes(cst.Call):
+            name = dotted(call.func) or ""
+            if name.rsplit(".", 1)[-1] in _SHORT_NAMES and not self.is_config_call(call):
+                self.silent(call, Reason.OTHER_LIBRARY, f"`{name}` is not `tf.config`'s")
+
+    def _line(self, node: cst.CSTNode) -> str:
+        return self.ctx.line_ref(self.ctx.position(node).start.line)

@@ -2,40 +2,45 @@
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Union
+from typing import Dict, List, Optional, Set
 
-from tflint_perf.analysis.execution import FlowChecker, hoist_fix
-from tflint_perf.analysis.runtime_init import InitModel
+from tflint_perf.analysis.api import Effect, others, tensorflow
+from tflint_perf.analysis.calls import CallGraph
+from tflint_perf.analysis.execution import (
+    RUNTIME,
+    FlowChecker,
+    Reached,
+    RuntimeStarts,
+    exclusive_branches,
+    fit_headline,
+    handler_after_body,
+    harmless,
+    hoist_fix,
+)
+from tflint_perf.analysis.semantic import SemanticModel
+from tflint_perf.analysis.summaries import Summaries
 from tflint_perf.engine import cst
-from tflint_perf.engine.names import dotted
+from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.rule import Rule
 from tflint_perf.engine.verification import Observe, Purpose, Verification
-from tflint_perf.engine.walk import descendants
 
-# Read by the CUDA driver when it starts (cuInit), which
-# tf.config.list_physical_devices('GPU') already does.
-DRIVER_VARIABLES = frozenset({"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"})
-# Read by TensorFlow when it creates its GPU devices (allocator, threads):
-# the runtime initialisation of TFP301, not the physical device listing.
-RUNTIME_VARIABLES = frozenset(
-    {"TF_FORCE_GPU_ALLOW_GROWTH", "TF_GPU_ALLOCATOR", "TF_GPU_THREAD_MODE"}
-)
-GPU_VARIABLES = DRIVER_VARIABLES | RUNTIME_VARIABLES
-
-ENVIRON = "os.environ"
-_SETTERS = frozenset({"os.environ.setdefault", "os.putenv"})
-# Setting the variable for a child process is a different, working, pattern.
-_CHILD_PROCESS_PREFIXES = (
-    "subprocess.",
-    "multiprocessing.",
-    "os.system",
-    "os.exec",
-    "os.spawn",
-    "os.fork",
-    "os.popen",
-    "concurrent.futures.ProcessPoolExecutor",
-)
-_HELPER_CALLS = frozenset({"str", "int", "len", "join"})
+DRIVER = tensorflow.CUDA_DRIVER_VARIABLES
+GPU_RUNTIME = tensorflow.GPU_RUNTIME_VARIABLES
+# What each variable does, to say what is lost when it is ignored.
+_IGNORED = {
+    "CUDA_VISIBLE_DEVICES": "the process keeps every GPU",
+    "CUDA_DEVICE_ORDER": "the GPUs keep the driver's numbering",
+    "TF_FORCE_GPU_ALLOW_GROWTH": "TensorFlow takes all GPU memory at once",
+    "TF_GPU_ALLOCATOR": "TensorFlow keeps its default GPU allocator",
+    "TF_GPU_THREAD_MODE": "TensorFlow keeps its default GPU threads",
+}
+# Which starts read which variables, and what the message calls them.
+_STARTED = {
+    Effect.STARTS_CUDA: "started the CUDA driver",
+    Effect.SESSION_DEVICES: "created the GPU devices",
+    Effect.INITS_RUNTIME: "started the runtime",
+    Effect.INITS_DEVICES: "started the runtime",
+}
 
 
 def _literal(expr) -> Optional[str]:
@@ -54,20 +59,23 @@ class GpuEnvAfterInit(Rule):
     through `os.environ[...] = ...`, `os.environ.setdefault(...)`,
     `os.environ.update(...)` or `os.putenv(...)` after something in the same
     flow of execution has already read it: the calls that start the
-    runtime in TFP301 (creating a tensor or variable, listing logical
-    devices, building or running a Keras model ...), creating a TF1
-    `Session` (it creates the GPU devices), and, for the two `CUDA_*` variables that the CUDA driver reads
-    when it starts, also `tf.config.list_physical_devices("GPU")`.
+    runtime in TFP301 (creating a tensor or variable, running a dataset,
+    listing logical devices, building or running a Keras model ...), creating
+    a TF1 `Session` (it creates the GPU devices), and, for the two `CUDA_*`
+    variables that the CUDA driver reads when it starts, also
+    `tf.config.list_physical_devices("GPU")`.
 
     Order follows execution as in TFP301: module top to bottom, each
-    function top to bottom, a call to a function of the same module counts
-    where it is called (the finding is on the setting, and names the late
-    call). Setting the variables before `import tensorflow`,
+    function top to bottom, a call counts where it is made with what the
+    functions it runs do (the finding is on the setting, and names the late
+    call of its function). Setting the variables before `import tensorflow`,
     or after it but before the first initialising statement, is fine. A
     flow that also starts a child process (`subprocess`, `multiprocessing`,
-    `os.system`) is left alone: there the variable is meant for the child.
-    So is a setting in another branch of the `if` that initialised
-    (`if use_gpu: ...list_physical_devices... else: hide the GPUs`).
+    `os.system`, directly or through its helpers) is left alone: there the
+    variable is meant for the child. So is a setting in another branch of
+    the `if` that initialised (`if use_gpu: ...list_physical_devices...
+    else: hide the GPUs`), and one in an `except` handler of the `try` that
+    initialised (it may run before the initialisation did).
 
     ## Why is this bad?
     These variables are read once, when the CUDA driver starts
@@ -107,8 +115,8 @@ class GpuEnvAfterInit(Rule):
 
     code = "TFP303"
     name = "gpu-env-after-init"
-    message = "{setting} after {init} at {line} {started}: {reader} read `{var}` already, so this setting is silently ignored"
-    triggers = tuple(sorted(GPU_VARIABLES))
+    message = "GPU environment variable set after it was read"
+    triggers = tuple(sorted(DRIVER | GPU_RUNTIME))
     fixable = True
     fix_summary = "safe, when provable"  # the README's Fix column
     # For --verify: the variable is ignored, which shows only on a GPU machine
@@ -124,20 +132,24 @@ class GpuEnvAfterInit(Rule):
             found = set()
             for target in node.targets:
                 sub = target.target
-                environ = isinstance(sub, cst.Subscript) and self.ctx.qualname(sub.value) == ENVIRON
-                if environ and isinstance(sub, cst.Subscript) and len(sub.slice) == 1:
-                    index = sub.slice[0].slice
-                    key = _literal(index.value) if isinstance(index, cst.Index) else None
-                    if key in GPU_VARIABLES:
-                        found.add(key)
+                if not (
+                    isinstance(sub, cst.Subscript)
+                    and self.ctx.qualname(sub.value) == others.ENVIRON
+                    and len(sub.slice) == 1
+                ):
+                    continue
+                index = sub.slice[0].slice
+                key = _literal(index.value) if isinstance(index, cst.Index) else None
+                if key in DRIVER | GPU_RUNTIME:
+                    found.add(key)
             return frozenset(found)
         if isinstance(node, cst.Call) and node.args:
             qual = self.ctx.call_name(node)
-            if qual in _SETTERS:
+            if qual in others.ENV_SETTERS:
                 key = _literal(node.args[0].value) if node.args[0].keyword is None else None
-                return frozenset({key}) if key in GPU_VARIABLES else frozenset()
-            if qual == "os.environ.update":
-                keys: set[Optional[str]] = set()
+                return frozenset({key}) & (DRIVER | GPU_RUNTIME)
+            if qual == others.ENV_UPDATE:
+                keys: Set[Optional[str]] = set()
                 for arg in node.args:
                     if arg.keyword is not None:
                         keys.add(arg.keyword.value)
@@ -145,80 +157,108 @@ class GpuEnvAfterInit(Rule):
                         for element in arg.value.elements:
                             if isinstance(element, cst.DictElement):
                                 keys.add(_literal(element.key))
-                return frozenset(keys & GPU_VARIABLES)
+                return frozenset(keys) & (DRIVER | GPU_RUNTIME)
         return frozenset()
-
-    def is_helper(self, stmt: cst.CSTNode) -> bool:
-        """A statement that only computes the value (moved along with it)."""
-        for node in descendants(stmt):
-            if isinstance(node, cst.Call):
-                name = (dotted(node.func) or "").rsplit(".", 1)[-1]
-                if name not in _HELPER_CALLS:
-                    return False
-        return True
 
     # -- analysis ------------------------------------------------------------
     def finish(self) -> None:
-        self._child_process_scopes: Dict[cst.CSTNode, bool] = {}
-        reported = set()
-        for variables, listing in ((DRIVER_VARIABLES, True), (RUNTIME_VARIABLES, False)):
-            init_model = InitModel(self.ctx, physical_listing_initialises=listing, sessions=True)
+        self._spawning: Dict[Optional[cst.FunctionDef], bool] = {}
+        reported: Set[cst.CSTNode] = set()
+        # The driver's variables are read earlier (listing physical devices).
+        for variables, counted in (
+            (DRIVER, RUNTIME | Effect.SESSION_DEVICES | Effect.STARTS_CUDA),
+            (GPU_RUNTIME, RUNTIME | Effect.SESSION_DEVICES),
+        ):
 
             def is_target(node, variables=variables):
                 return isinstance(node, (cst.Assign, cst.Call)) and bool(
                     self.variables_set(node) & variables
                 )
 
-            for v in FlowChecker(self.ctx, init_model, is_target).violations():
-                setter = v.via_target if v.via is not None else v.target
-                if id(setter) in reported or self._for_child_process(v.target):
-                    continue
-                reported.add(id(setter))
-                self._report(v, variables, init_model)
+            by_setter: Dict[cst.CSTNode, List[Reached]] = {}
+            for reached in FlowChecker(self.ctx, counted, is_target).reached():
+                by_setter.setdefault(reached.setter, []).append(reached)
+            for setter, each in by_setter.items():
+                late = [r for r in each if self._late(r)]
+                if late and setter not in reported:
+                    reported.add(setter)
+                    self._report(late[0], variables, counted)
 
-    def _report(self, v, variables, init_model) -> None:
-        setter = v.via_target if v.via is not None else v.target
+    def _late(self, reached: Reached) -> bool:
+        """Whether the variable was surely read before ``reached``; else record why not."""
+        start = reached.start
+        if start is None:
+            why = "nothing before it in this flow reads the variable"
+            self.silent(reached.target, Reason.IN_TIME, why)
+            return False
+        # (positions cost a pass over the module: only when a reason is recorded)
+        line = self._line(start.node) if self.ctx.recording else ""
+        if exclusive_branches(self.ctx, start.node, reached.target):
+            self.silent(reached.target, Reason.OTHER_BRANCH, f"the variable is read at {line}")
+            return False
+        if handler_after_body(self.ctx, start.node, reached.target) is not None:
+            why = f"an `except` handler may run before {line} read the variable"
+            self.silent(reached.target, Reason.UNSAFE_TO_TELL, why)
+            return False
+        if self._for_child_process(reached.target):
+            why = "this flow also starts a child process, which reads it"
+            self.silent(reached.target, Reason.DELIBERATE, why)
+            return False
+        return True
+
+    def _report(self, reached: Reached, variables: frozenset, counted: Effect) -> None:
+        ctx = self.ctx
+        starts: RuntimeStarts = ctx.shared(RuntimeStarts)
+        setter = reached.setter
+        start = reached.start
+        assert start is not None
         var = sorted(self.variables_set(setter) & variables)[0]
-        setting = f"`{self._describe(setter)}`"
-        if v.via is not None:
-            line = self.ctx.line_ref(self.ctx.position(v.target).start.line)
-            setting += f" (in `{v.via.name.value}()`, called at {line})"
-        driver = var in DRIVER_VARIABLES
+        line = ctx.line_ref(ctx.position(start.node).start.line)
+        first = starts.describe(start).split(" (", 1)[0]
+        started = _STARTED[start.effect]
+        if reached.via is None:
+            headline = fit_headline(
+                f"`{var}` set after {first} {started} at {line}: set it before that",
+                f"`{var}` set after {line} {started}: set it before that",
+            )
+        else:
+            helper = f"`{reached.via.name.value}()`"
+            call_line = ctx.line_ref(ctx.position(reached.target).start.line)
+            headline = fit_headline(
+                f"`{var}` set in {helper} (called at {call_line}) after {first} {started}"
+                f" at {line}: call {helper} before that",
+                f"`{var}` set in {helper} (called at {call_line}) too late: call it before {line}",
+                f"`{var}` set in {helper} after TensorFlow read it: call {helper} earlier",
+            )
+        reader = "The CUDA driver" if var in DRIVER else "TensorFlow"
+        when = "when it starts" if var in DRIVER else "when it creates its GPU devices"
+        detail = [
+            f"{reader} reads `{var}` once, {when}; set afterwards it is silently"
+            f" ignored: {_IGNORED[var]}.",
+            f"At {line}, {starts.describe(start)} {started}.",
+        ]
+        if len(start.path) > 2:
+            detail.append("Through: " + starts.chain(start) + ".")
         fix = hoist_fix(
-            self.ctx,
-            v,
-            init_model,
-            self.is_helper,
+            ctx,
+            reached,
+            counted,
+            lambda stmt: harmless(ctx, stmt),
             f"Move the `{var}` setting before the first initialising statement",
         )
-        self.report(
-            setter,
-            setting=setting,
-            init=v.init_reason,
-            line=self.ctx.line_ref(self.ctx.position(v.init).start.line),
-            started="started the CUDA driver" if driver else "initialised the TensorFlow runtime",
-            reader="the CUDA driver" if driver else "TensorFlow",
-            var=var,
-            fix=fix,
-        )
-
-    def _describe(self, node: Union[cst.Assign, cst.Call]) -> str:
-        if isinstance(node, cst.Assign):
-            return self.ctx.code(node.targets[0].target) + " = ..."
-        return f"{dotted(node.func)}(...)"
+        self.report(setter, message=headline, detail="\n".join(detail), fix=fix)
 
     def _for_child_process(self, node: cst.CSTNode) -> bool:
-        """The flow holding ``node`` also starts a child process."""
-        scope: cst.CSTNode = self.ctx.module
-        for parent in self.ctx.ancestors_of(node):
-            if isinstance(parent, cst.FunctionDef):
-                scope = parent
-                break
-        known = self._child_process_scopes.get(scope)
+        """The flow holding ``node`` also starts a child process (itself or in a helper)."""
+        func = self.ctx.shared(SemanticModel).function_of(node)
+        known = self._spawning.get(func)
         if known is None:
-            known = self._child_process_scopes[scope] = any(
-                (self.ctx.call_name(sub) or "").startswith(_CHILD_PROCESS_PREFIXES)
-                for sub in descendants(scope)
-                if isinstance(sub, cst.Call)
+            summaries: Summaries = self.ctx.shared(Summaries)
+            calls = self.ctx.shared(CallGraph).calls_in(func)
+            known = self._spawning[func] = any(
+                summaries.effects_of(call) & Effect.CHILD_PROCESS for call in calls
             )
         return known
+
+    def _line(self, node: cst.CSTNode) -> str:
+        return self.ctx.line_ref(self.ctx.position(node).start.line)

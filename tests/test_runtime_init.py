@@ -1,5 +1,6 @@
-"""Every call TFP301/TFP303 treat as starting the TensorFlow runtime, checked
-against TensorFlow itself (tensorflow-cpu is enough; skipped without it).
+"""Every call the API table says starts the TensorFlow runtime
+(``Effect.INITS_RUNTIME``, read by TFP301/TFP303), checked against
+TensorFlow itself (tensorflow-cpu is enough; skipped without it).
 
 One probe process imports TensorFlow once, then forks a fresh child per
 check, so each call meets a runtime nobody has started (a control check
@@ -17,7 +18,8 @@ import textwrap
 
 import pytest
 
-from tflint_perf.analysis import runtime_init as ri
+from tflint_perf.analysis import api
+from tflint_perf.analysis.api import Effect, Kind, tables
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("tensorflow") is None,
@@ -154,8 +156,9 @@ NOT_INIT_CASES = {
     "graph mode: Dataset": (GRAPH, "tf.data.Dataset.range(3)"),
     "graph mode: Session.run": (GRAPH, "tf.compat.v1.Session().run(tf.constant(1.0))"),
 }
-# With eager execution off, only INIT_ALWAYS still starts the runtime.
-GRAPH_CASES = {name: (GRAPH, INIT_CASES[name][1]) for name in ri.INIT_ALWAYS}
+# With eager execution off, only the calls that create the devices still start it.
+DEVICES = sorted(q for q, facts in tables.FUNCTIONS.items() if facts.effects & Effect.INITS_DEVICES)
+GRAPH_CASES = {name: (GRAPH, INIT_CASES[name][1]) for name in DEVICES}
 
 PROBE = textwrap.dedent(
     r"""
@@ -239,18 +242,52 @@ def measured():
     return results
 
 
-def test_every_initialising_call_of_the_rules_has_a_case():
-    listed = {f"tensorflow.{name}" for name in ri.INIT_TOP_LEVEL}
-    listed |= set(ri.INIT_MODULES) | ri.INIT_EXACT
-    listed |= {f"model.{method}" for method in ri.MODEL_RUNNING_METHODS}
-    special = {
-        "keras.applications.*",
-        "keras.Sequential(Input)",
-        "keras.Sequential(input_shape=)",
-        "keras.Model(inputs, outputs)",
-        "model(x)",
+def _starts(facts) -> bool:
+    return bool(facts.effects & Effect.INITS_RUNTIME)
+
+
+def test_every_initialising_entry_of_the_api_table_has_a_case():
+    families = {p for p, facts in tables.PREFIXES if _starts(facts)}
+    families |= {p for p, facts in tables.CLASS_FAMILIES if _starts(facts)}
+    exact = {q for q, facts in tables.FUNCTIONS.items() if _starts(facts)}
+    methods = {
+        f"model.{name}" if name != "__call__" else "model(x)"
+        for name, facts in tables.METHODS[Kind.KERAS_MODEL].items()
+        if _starts(facts)
     }
-    assert set(INIT_CASES) == listed | special
+    cases = {name.rstrip("*") for name in INIT_CASES}
+    # A name in a family is covered by its family's case (``tensorflow.nn.``).
+    measured_family = {f for f in cases if f.endswith(".")}
+    uncovered = {
+        q for q in exact if q not in cases and not any(q.startswith(f) for f in measured_family)
+    }
+    assert uncovered == set()
+    assert {p for p in families if not any(p.startswith(f) for f in measured_family)} == set()
+    assert methods <= cases
+    # Models built as they are constructed (their arguments decide).
+    assert {"keras.Sequential(Input)", "keras.Sequential(input_shape=)"} <= cases
+    assert "keras.Model(inputs, outputs)" in cases
+
+
+# What TensorFlow was measured not to start (NOT_INIT_CASES): the table agrees.
+NOT_STARTING = (
+    "tensorflow.config.list_physical_devices",
+    "tensorflow.config.experimental.list_physical_devices",
+    "tensorflow.test.is_gpu_available",
+    "tensorflow.test.gpu_device_name",
+    "tensorflow.random.set_seed",
+    "tensorflow.signal.inverse_stft_window_fn",
+    "keras.Input",
+    "keras.layers.Dense",
+    "keras.Sequential",
+    "keras.models.clone_model",
+    "tensorflow.GradientTape",
+    "tensorflow.Session",
+)
+
+
+def test_the_table_does_not_say_what_was_measured_not_to_start_does():
+    assert [q for q in NOT_STARTING if api.effects(q) & Effect.INITS_RUNTIME] == []
 
 
 def test_calls_reported_as_initialising_do_initialise(measured):

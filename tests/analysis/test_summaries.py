@@ -126,3 +126,35 @@ def test_construction_training_and_graph_growth_effects():
     assert train.effects & Effect.BUILDS and train.effects & Effect.TRAINING
     assert set(train.uses[Effect.TRAINING]) == {"x"}
     assert s.of(func(ctx, "copy_weights")).effects & Effect.GRAPH_GROWTH
+
+
+def test_runtime_starts_and_replica_steps_come_through_helpers():
+    ctx, s = summaries(
+        """
+        import tensorflow as tf
+        strategy = tf.distribute.MirroredStrategy()
+        def replicate(x):
+            return strategy.run(lambda v: v, args=(x,))
+        def build():
+            model = tf.keras.Sequential([tf.keras.Input((2,))])
+            model(tf.zeros((1, 2)))
+            return model
+        """
+    )
+    assert s.of(func(ctx, "replicate")).effects & Effect.REPLICA_STEP
+    built = s.of(func(ctx, "build"))
+    assert built.effects & Effect.INITS_RUNTIME and built.effects & Effect.INFERENCE
+
+
+def test_a_keras_only_method_name_makes_an_unknown_receiver_a_model():
+    ctx, s = summaries(
+        """
+        def fit_batches(net, batches):
+            for x, y in batches:
+                net.train_on_batch(x, y)
+        def other(obj):
+            obj.fit(1)
+        """
+    )
+    assert s.of(func(ctx, "fit_batches")).effects & Effect.TRAINING
+    assert not s.of(func(ctx, "other")).effects & Effect.TRAINING  # fit: not only Keras's

@@ -199,3 +199,33 @@ def test_with_targets():
         "tape",
         "sess",
     ) == [Kind.TAPE, Kind.SESSION]
+
+
+def test_instances_through_an_alias_of_the_class_or_of_the_object():
+    ctx = context(
+        """
+        class Agent:
+            def act(self):
+                pass
+        Cls = Agent
+        agent = Cls()
+        same = agent
+        same.act()
+        """
+    )
+    values = ctx.shared(Values)
+    assert values.class_called(find(ctx, cst.Call, "Cls()")).name.value == "Agent"
+    assert values.instance_class(name(ctx, "same", 1)).name.value == "Agent"
+
+
+def test_strategies_are_their_own_kind():
+    assert kinds(
+        """
+        import tensorflow as tf
+        strategy = tf.distribute.MirroredStrategy()
+        default = tf.distribute.get_strategy()
+        use(strategy, default)
+        """,
+        "strategy",
+        "default",
+    ) == [Kind.STRATEGY, Kind.STRATEGY]

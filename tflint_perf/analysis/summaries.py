@@ -23,12 +23,13 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 from tflint_perf.analysis import api
-from tflint_perf.analysis.api import Effect, Kind
+from tflint_perf.analysis.api import Effect, Kind, keras, others
 from tflint_perf.analysis.calls import CallGraph, external_argument
 from tflint_perf.analysis.samples import batch_of_one
 from tflint_perf.analysis.semantic import BindingKind, SemanticModel
 from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
+from tflint_perf.engine.walk import descendants
 
 # Effects that follow the data they are applied to (which parameter).
 DATA_EFFECTS = (Effect.INFERENCE, Effect.TRAINING)
@@ -142,19 +143,55 @@ class Summaries:
             return effects, external_argument(call, facts, used) if used else None
         qualname = self.ctx.call_name(call)
         if qualname is not None:
-            return api.effects(qualname), None
+            return api.effects(qualname) | self._construction(qualname, call), None
         func = call.func
         if self.graph.resolve(call):
             return Effect.NONE, None  # the module's own function runs: its summary says
         if isinstance(func, cst.Attribute):
             receiver = self.values.kind(func.value)
+            if receiver is Kind.UNKNOWN and func.attr.value in keras.KERAS_ONLY_METHODS:
+                receiver = Kind.KERAS_MODEL  # a name guess (api/keras.py says why)
             effects = api.method_effects(receiver, func.attr.value)
             if effects & (Effect.INFERENCE | Effect.TRAINING):
                 return effects, data_argument(call)
             return effects, None
         if self.values.kind(func) is Kind.KERAS_MODEL:
-            return Effect.INFERENCE, data_argument(call)
+            return api.method_effects(Kind.KERAS_MODEL, "__call__"), data_argument(call)
+        if self._iterates_a_dataset(call):
+            return Effect.INITS_RUNTIME, None
         return Effect.NONE, None
+
+    def _construction(self, qualname: str, call: cst.Call) -> Effect:
+        """A Keras model built as it is constructed starts the runtime: a
+        Sequential given its input, a functional ``Model(inputs, outputs)``."""
+        if qualname in keras.SEQUENTIAL and self._declares_input(call):
+            return Effect.INITS_RUNTIME
+        if qualname in keras.FUNCTIONAL and call.args:
+            first = call.args[0]
+            if first.keyword is None or first.keyword.value == "inputs":
+                return Effect.INITS_RUNTIME
+        return Effect.NONE
+
+    def _declares_input(self, call: cst.Call) -> bool:
+        for node in descendants(call):
+            if isinstance(node, cst.Arg) and node.keyword is not None:
+                if node.keyword.value in keras.INPUT_KEYWORDS:
+                    return True
+            elif isinstance(node, cst.Call) and self.ctx.call_name(node) in keras.INPUT_LAYERS:
+                return True
+        return False
+
+    def _iterates_a_dataset(self, call: cst.Call) -> bool:
+        """``list(ds)``, ``next(iter(ds))``: a builtin that runs a pipeline."""
+        func = call.func
+        if not (isinstance(func, cst.Name) and func.value in others.ITERATING_BUILTINS):
+            return False
+        if self.sem.lookup_name(func):
+            return False  # the module's own ``list``
+        return any(
+            arg.keyword is None and self.values.kind(arg.value) in (Kind.DATASET, Kind.ITERATOR)
+            for arg in call.args
+        )
 
     # -- the fixed point ------------------------------------------------------------
     def _solve(self) -> None:
@@ -316,8 +353,6 @@ def _flags(effects: Effect) -> List[Effect]:
 
 
 def _name_nodes(node: cst.CSTNode) -> List[cst.Name]:
-    from tflint_perf.engine.walk import descendants
-
     if isinstance(node, cst.Name):
         return [node]
     out = []

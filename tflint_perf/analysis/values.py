@@ -35,6 +35,7 @@ _MODEL_BASES = frozenset({"keras.Model", "keras.models.Model", "keras.Sequential
 _LAYER_BASES = frozenset({"keras.layers.Layer", "keras.Layer"})
 _ANNOTATIONS = {"tensorflow.Tensor": Kind.TENSOR, "numpy.ndarray": Kind.ARRAY}
 _DEPTH = 12
+_ALIASES = 5  # names for one class or object followed (a = b; c = a)
 _PENDING = object()
 
 
@@ -314,12 +315,20 @@ class Values:
 
     # -- classes and instances ----------------------------------------------------
     def class_called(self, call: cst.Call) -> Optional[cst.ClassDef]:
-        """The class of this module that ``call`` instantiates."""
-        if not isinstance(call.func, cst.Name):
+        """The class of this module that ``call`` instantiates (also through an
+        alias of the class: ``Cls = Agent``; ``Cls()``)."""
+        return self._class_named(call.func, 0)
+
+    def _class_named(self, expr: cst.BaseExpression, depth: int) -> Optional[cst.ClassDef]:
+        if not isinstance(expr, cst.Name) or depth > _ALIASES:
             return None
-        for binding in self.sem.lookup_name(call.func):
+        for binding in self.sem.lookup_name(expr):
             if isinstance(binding.statement, cst.ClassDef):
                 return binding.statement
+            if binding.plain and isinstance(binding.value, cst.Name):
+                found = self._class_named(binding.value, depth + 1)
+                if found is not None:
+                    return found
         return None
 
     def class_kind(self, cls: cst.ClassDef) -> Kind:

@@ -46,7 +46,7 @@ class FileContext:
     def shared(self, factory):
         """One ``factory(ctx)`` per file, shared by the rules that need it.
 
-        For analyses such as ``TfFunctions`` or ``InitModel``; call it from
+        For analyses such as ``TfFunctions`` or ``SemanticModel``; call it from
         ``finish()`` or a hook (parents are complete only after the walk).
         """
         if factory not in self._shared:

@@ -21,6 +21,7 @@ class Reason(enum.Enum):
     NOT_DATA = "not-data"  # the loop does not walk data of the kind the rule is about
     COVERED = "covered"  # the code around it is reported already (one finding per trap)
     OTHER_RULE = "other-rule"  # another rule reports this code (a convolution nest: TFP102)
+    RARELY = "rarely"  # runs once per epoch, or every N steps: not on every step
     # Already right.
     COMPILED = "compiled"  # under tf.function (or another compiler)
     ALREADY_DONE = "already-done"  # the fix is there (prefetch, num_parallel_calls, ...)
@@ -31,6 +32,9 @@ class Reason(enum.Enum):
     DELIBERATE = "deliberate"  # the code needs it (stateful RNN, a new model per fold)
     SEQUENTIAL = "sequential"  # each iteration needs the previous one
     TEST_CODE = "test-code"
+    # Order: what must come first does.
+    IN_TIME = "in-time"  # runs before what it must precede (configuring before the start)
+    OTHER_BRANCH = "other-branch"  # the two are in different branches: no run reaches both
     # Unsure: silent rather than wrong.
     UNRESOLVED = "cannot-resolve"  # what a name holds or a call runs is not known
     OTHER_LIBRARY = "other-library"  # a look-alike API of another library

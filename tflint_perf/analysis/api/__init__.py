@@ -47,6 +47,7 @@ class Kind(enum.Enum):
     TF_FUNCTION = "tf.function"
     GRAPH = "graph"  # a TF1 graph
     GRAPH_OP = "graph op"  # a TF1 graph tensor or op (built, not run)
+    STRATEGY = "distribution strategy"  # tf.distribute
     SESSION = "session"
     TAPE = "gradient tape"
     HISTORY = "history"
@@ -66,7 +67,15 @@ class Effect(enum.Flag):
     BUILDS = enum.auto()  # constructs something expensive (model, layer, optimizer, function)
     GRAPH_GROWTH = enum.auto()  # adds ops to the default TF1 graph
     RUNS_GRAPH = enum.auto()  # executes a TF1 graph (session.run)
-    INITS_RUNTIME = enum.auto()  # starts the TensorFlow runtime (devices fixed afterwards)
+    REPLICA_STEP = enum.auto()  # runs a function on every replica (strategy.run): one step
+    # Starts the TensorFlow runtime in eager mode: devices, thread pools and the GPU
+    # environment are fixed afterwards (each entry measured: tests/test_runtime_init.py).
+    INITS_RUNTIME = enum.auto()
+    INITS_DEVICES = enum.auto()  # starts it even with eager execution off (TF1 graph code)
+    SESSION_DEVICES = (
+        enum.auto()
+    )  # a TF1 session: creates its GPU devices (reads the GPU variables)
+    STARTS_CUDA = enum.auto()  # starts the CUDA driver, which reads CUDA_VISIBLE_DEVICES
     IO = enum.auto()  # reads or writes files
     DECODE = enum.auto()  # decodes or parses data
     RANDOM = enum.auto()  # draws random numbers (stateful)
@@ -74,6 +83,7 @@ class Effect(enum.Flag):
     PYTHON = enum.auto()  # runs Python code per element (py_function)
     DOWNLOAD = enum.auto()  # fetches data over the network
     RESETS = enum.auto()  # resets framework state (clear_session, reset_default_graph)
+    CHILD_PROCESS = enum.auto()  # starts another process (subprocess, multiprocessing, os.system)
 
 
 @dataclass(frozen=True)

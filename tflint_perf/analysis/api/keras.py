@@ -8,14 +8,21 @@ from tflint_perf.analysis.api.facts import merge, names
 E = Effect
 MODEL = Api(Kind.KERAS_MODEL, E.BUILDS)
 LOADED_MODEL = Api(Kind.KERAS_MODEL, E.BUILDS | E.IO)
+# Building, compiling or running a model starts the TensorFlow runtime
+# (measured for each entry marked so: tests/test_runtime_init.py).
+RUNS = E.INITS_RUNTIME
 # ``(x_train, y_train), (x_test, y_test) = keras.datasets.X.load_data()``
 LOAD_DATA = Api(Kind.LIST, E.DOWNLOAD | E.IO, returns_tuple=2, nested=True)
 
 FUNCTIONS = merge(
     names("Sequential Model models.Sequential models.Model", MODEL, "keras."),
     names(
-        """models.load_model saving.load_model models.model_from_json models.model_from_yaml
-        models.model_from_config""",
+        "models.load_model saving.load_model",
+        Api(Kind.KERAS_MODEL, E.BUILDS | E.IO | RUNS),
+        "keras.",
+    ),
+    names(
+        "models.model_from_json models.model_from_yaml models.model_from_config",
         LOADED_MODEL,
         "keras.",
     ),
@@ -47,7 +54,7 @@ FUNCTIONS = merge(
 # Capitalised names in these families are classes of that kind; lower-case
 # names are functions (``keras.losses.mse``: a tensor).
 CLASS_FAMILIES = (
-    ("keras.applications.", MODEL),
+    ("keras.applications.", Api(Kind.KERAS_MODEL, E.BUILDS | RUNS)),  # built with its input
     ("keras.layers.", Api(Kind.LAYER, E.BUILDS)),
     ("keras.optimizers.", Api(Kind.OPTIMIZER, E.BUILDS)),
     ("keras.losses.", Api(Kind.LOSS)),
@@ -68,12 +75,19 @@ PREFIXES = (
 
 # The methods of a Keras model.
 MODEL_METHODS = merge(
-    names("predict predict_on_batch predict_classes predict_proba", Api(Kind.ARRAY, E.INFERENCE)),
-    {"__call__": Api(Kind.TENSOR, E.INFERENCE), "predict_generator": Api(Kind.ARRAY, E.INFERENCE)},
-    names("fit fit_generator", Api(Kind.HISTORY, E.TRAINING)),
-    names("train_on_batch", Api(Kind.UNKNOWN, E.TRAINING)),
-    names("evaluate evaluate_generator test_on_batch", Api(Kind.UNKNOWN, E.INFERENCE)),
-    names("compile build summary", Api(Kind.NONE)),
+    names("predict predict_on_batch", Api(Kind.ARRAY, E.INFERENCE | RUNS)),
+    names("predict_classes predict_proba", Api(Kind.ARRAY, E.INFERENCE)),
+    {
+        "__call__": Api(Kind.TENSOR, E.INFERENCE | RUNS),
+        "predict_generator": Api(Kind.ARRAY, E.INFERENCE),
+    },
+    names("fit", Api(Kind.HISTORY, E.TRAINING | RUNS)),
+    names("fit_generator", Api(Kind.HISTORY, E.TRAINING)),
+    names("train_on_batch", Api(Kind.UNKNOWN, E.TRAINING | RUNS)),
+    names("evaluate test_on_batch", Api(Kind.UNKNOWN, E.INFERENCE | RUNS)),
+    names("evaluate_generator", Api(Kind.UNKNOWN, E.INFERENCE)),
+    names("compile build", Api(Kind.NONE, RUNS)),
+    names("summary", Api(Kind.NONE)),
     names("save save_weights", Api(Kind.NONE, E.IO)),
     names("load_weights", Api(Kind.NONE, E.IO)),
     names("set_weights reset_states", Api(Kind.NONE, E.UPDATE)),
@@ -120,3 +134,31 @@ MODEL_CHANGING_METHODS = frozenset(
     }
 )
 CALLBACK_BASE = "keras.callbacks.Callback"
+
+# Models built as they are constructed, which starts the runtime (measured):
+# a Sequential given its input (an ``Input`` layer or an input-shape keyword),
+# and a functional Model (its layers ran on ``Input``s before).
+SEQUENTIAL = frozenset({"keras.Sequential", "keras.models.Sequential"})
+FUNCTIONAL = frozenset({"keras.Model", "keras.models.Model"})
+INPUT_LAYERS = frozenset({"keras.Input", "keras.layers.Input", "keras.layers.InputLayer"})
+INPUT_KEYWORDS = frozenset({"input_shape", "input_dim", "batch_input_shape", "batch_shape"})
+
+# Keras callback hooks run once per batch or once per epoch.
+PER_BATCH_HOOKS = frozenset(
+    """on_batch_begin on_batch_end on_train_batch_begin on_train_batch_end
+    on_test_batch_begin on_test_batch_end on_predict_batch_begin on_predict_batch_end""".split()
+)
+PER_EPOCH_HOOKS = frozenset({"on_epoch_begin", "on_epoch_end"})
+# Model methods that run a whole epoch (or more) per call, not one step.
+EPOCH_METHODS = frozenset({"fit", "fit_generator", "evaluate", "evaluate_generator"})
+# Method names only a Keras model has: evidence of a model where the
+# receiver's value is not known (a parameter whose callers live elsewhere).
+KERAS_ONLY_METHODS = frozenset({"train_on_batch", "test_on_batch", "predict_on_batch"})
+# A name guess: a step function imported from another module
+# (``from model import train_step``) is known only by its name until the
+# project index resolves imports; the name is the evidence, so only calls
+# that resolve to nothing in the module are read this way.
+STEP_FUNCTION_NAME = (
+    r"^(?:[a-z0-9]+_)*(?:train|training|test|eval|evaluate|evaluation|val|valid|validation|"
+    r"predict|prediction|infer|inference)_?steps?(?:_fn|_func|_function)?$"
+)

@@ -27,11 +27,26 @@ FUNCTIONS = merge(
     names("open", Api(Kind.UNKNOWN, Effect.IO)),
     names("gc.collect", Api(Kind.SCALAR)),
     names("joblib.load pickle.load pickle.loads dill.load cloudpickle.load", OTHER_MODEL),
+    names(
+        "os.system os.popen os.fork os.forkpty concurrent.futures.ProcessPoolExecutor",
+        Api(Kind.UNKNOWN, Effect.CHILD_PROCESS),
+    ),
+    # ... but these only ask about processes
+    names("multiprocessing.cpu_count", Api(Kind.SCALAR)),
+    names(
+        """multiprocessing.current_process multiprocessing.freeze_support
+        multiprocessing.set_start_method multiprocessing.active_children""",
+        Api(Kind.UNKNOWN),
+    ),
     # scikit-learn's data helpers return tuples of arrays (``X, y = make_moons(...)``).
     {"sklearn.model_selection.train_test_split": Api(Kind.LIST, returns_tuple=4)},
 )
 PREFIXES = (
     ("sklearn.datasets.make_", Api(Kind.LIST, returns_tuple=2)),  # X, y = make_moons(...)
+    ("subprocess.", Api(Kind.UNKNOWN, Effect.CHILD_PROCESS)),
+    ("multiprocessing.", Api(Kind.UNKNOWN, Effect.CHILD_PROCESS)),
+    ("os.exec", Api(Kind.NONE, Effect.CHILD_PROCESS)),
+    ("os.spawn", Api(Kind.SCALAR, Effect.CHILD_PROCESS)),
     ("matplotlib.", Api(Kind.FIGURE, Effect.DISPLAY)),
     ("PIL.", Api(Kind.UNKNOWN, Effect.DISPLAY)),
     ("IPython.", DISPLAY),
@@ -39,3 +54,11 @@ PREFIXES = (
     ("plotly.", Api(Kind.FIGURE, Effect.DISPLAY)),
     ("time.sleep", DISPLAY),
 )
+
+# Builtins that iterate their argument: on a dataset they run its pipeline.
+ITERATING_BUILTINS = frozenset("list tuple set sorted iter next enumerate zip".split())
+# The process environment, and the calls that set one of its variables:
+# ``setdefault(name, value)`` and ``putenv(name, value)``; ``update(...)``.
+ENVIRON = "os.environ"
+ENV_SETTERS = frozenset({"os.environ.setdefault", "os.putenv"})
+ENV_UPDATE = "os.environ.update"

@@ -36,6 +36,9 @@ METHODS: Dict[Kind, Dict[str, Api]] = {
         names("run", Api(Kind.UNKNOWN, Effect.RUNS_GRAPH)),
         names("close", Api(Kind.NONE)),
     ),
+    # A dataset exists only once the runtime runs (creating one starts it:
+    # measured with ``Dataset.range``), so its methods and its iteration are
+    # where a pipeline made elsewhere (``tfds.load``, a helper) starts it too.
     Kind.DATASET: merge(
         names(
             """map filter flat_map interleave parallel_interleave map_with_legacy_function batch
@@ -44,13 +47,13 @@ METHODS: Dict[Kind, Dict[str, Api]] = {
             with_options enumerate take_while scan unique ignore_errors shuffle_and_repeat
             assert_cardinality map_and_batch group_by_window rejection_resample
             snapshot""",
-            Api(Kind.DATASET),
+            Api(Kind.DATASET, Effect.INITS_RUNTIME),
         ),
         names(
             "as_numpy_iterator make_one_shot_iterator make_initializable_iterator __iter__",
-            Api(Kind.ITERATOR),
+            Api(Kind.ITERATOR, Effect.INITS_RUNTIME),
         ),
-        names("reduce cardinality", Api(Kind.TENSOR)),
+        names("reduce cardinality", Api(Kind.TENSOR, Effect.INITS_RUNTIME)),
         names("element_spec output_shapes output_types", Api(Kind.UNKNOWN)),
     ),
     Kind.ITERATOR: names("get_next next", Api(Kind.TENSOR)),
@@ -71,6 +74,8 @@ METHODS: Dict[Kind, Dict[str, Api]] = {
         names("item", Api(Kind.SCALAR)),
         names("fill sort put resize", Api(Kind.NONE)),
     ),
+    Kind.STRATEGY: tensorflow.STRATEGY_METHODS,
+    Kind.STRING: names("join format strip lower upper replace", Api(Kind.STRING)),
     Kind.OTHER_MODEL: names(
         "predict predict_proba transform fit_transform decision_function", Api(Kind.ARRAY)
     ),
