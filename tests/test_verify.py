@@ -5,6 +5,7 @@ import os
 import sys
 import textwrap
 import time
+import uuid
 from io import StringIO
 from pathlib import Path
 
@@ -70,15 +71,30 @@ SLOW_THEN_FAST = """\
 """
 
 
-def test_equal_fix_is_timed_with_medians_spread_and_first_call(tmp_path):
+def test_equal_fix_is_timed_with_medians_interval_and_load(tmp_path):
     path = _write(tmp_path, "sums.py", SLOW_THEN_FAST)
     fix = _replace_line(path, 4, "total = x.sum(axis=1)")
     session, _ = _run(tmp_path, path, [_finding(path, 4, fix=fix)])
     v = session.findings[0].extra["verify"]
     assert v["equal"] is True, v  # how much faster is for bench/verify_cases.py, not a test
     assert v["baseline_s"] > 0 and v["fixed_s"] > 0 and v["speedup"] > 0 and v["repeats"] >= 3
-    assert set(v["first_call_s"]) == {"baseline", "fixed"}
+    low, high = v["interval"]
+    assert low <= v["speedup"] <= high and v["decision"] in ("faster", "not-faster", "ambiguous")
     assert len(v["spread"]) == 2 and v["tolerance"] == {"rtol": 1e-4, "atol": 1e-5}
+    assert len(v["load_average"]) == 2
+    # the first calls are not reported unless measured in fresh workers
+    assert v["first_call_s"] is None and "first call" not in v["reason"]
+
+
+def test_first_calls_are_measured_in_fresh_workers_in_both_orders(tmp_path):
+    path = _write(tmp_path, "sums.py", SLOW_THEN_FAST)
+    fix = _replace_line(path, 4, "total = x.sum(axis=1)")
+    session, _ = _run(tmp_path, path, [_finding(path, 4, fix=fix)], first_calls=True)
+    v = session.findings[0].extra["verify"]
+    first = v["first_call_s"]
+    assert [sorted(run) for run in first["runs"]] == [["baseline", "fixed"]] * 2, first
+    assert first["how"] == "each in a fresh worker, both orders"
+    assert "fresh workers, both orders" in v["reason"]
 
 
 def test_fix_that_changes_results_is_a_mismatch(tmp_path):
@@ -127,17 +143,18 @@ def test_failing_import_before_the_finding_fails_cleanly(tmp_path):
     assert "ModuleNotFoundError" in v["reason"] and "not_a_real_module_for_tflint" in v["reason"]
 
 
-def test_hanging_snippet_is_killed_with_its_children_and_others_still_run(tmp_path):
-    pid_file = tmp_path / "child.pid"
+def test_hanging_snippet_is_killed_with_its_children_and_others_still_run(tmp_path, monkeypatch):
+    marker = f"TFLINT_PERF_HANG_TEST_{uuid.uuid4().hex}"
+    monkeypatch.setenv(marker, "1")  # the child inherits it: that is how it is found below
     hang = _write(
         tmp_path,
         "hang.py",
-        f"""\
+        """\
         import subprocess
         import numpy as np
 
         child = subprocess.Popen(["sleep", "300"])
-        open({str(pid_file)!r}, "w").write(str(child.pid))
+        pass
         while True: pass  # one line: the hang is reported at it whatever the timing
     """,
     )
@@ -155,15 +172,24 @@ def test_hanging_snippet_is_killed_with_its_children_and_others_still_run(tmp_pa
     v = findings_hang[0].extra["verify"]
     assert v["status"] == "failed" and "timed out after 3 s at line 6" in v["reason"], v
     assert findings_ok[0].extra["verify"]["equal"] is True
-    pid = int(pid_file.read_text())
     for _ in range(50):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        if not _processes_with(marker):
             break
         time.sleep(0.1)
     else:
         pytest.fail("the hanging snippet's child process survived")
+
+
+def _processes_with(marker: str) -> list:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != os.getpid():
+            try:
+                if marker.encode() in Path(f"/proc/{entry}/environ").read_bytes():
+                    found.append(int(entry))
+            except OSError:
+                continue
+    return found
 
 
 def test_function_without_call_sites_or_inputs_is_unverified(tmp_path):
@@ -388,17 +414,38 @@ def test_configuration_is_validated(tmp_path):
     )
 
 
-def test_cli_rejects_verify_with_diff(tmp_path, cli_env):
-    import subprocess
+def test_verify_diff_shows_the_measured_variant_in_text_json_and_html(tmp_path):
+    path = _write(tmp_path, "sums.py", SLOW_THEN_FAST)
+    findings = [_finding(path, 4, fix=_replace_line(path, 4, "total = x.sum(axis=1)"))]
+    session, stderr = _run(tmp_path, path, findings)
+    assert "--verify runs the code under review" in stderr  # said once, at the start
+    v = findings[0].extra["verify"]
+    assert "-total = np.array([sum(float(v) for v in row) for row in x])" in v["diff"]
+    assert "+total = x.sum(axis=1)" in v["diff"] and "(fix, measured)" in v["diff"]
+    out = StringIO()
+    write_table(findings, out, session, diffs=True)
+    assert f"Measured for {path}:4:1 TFP101:" in out.getvalue()
+    assert "+total = x.sum(axis=1)" in out.getvalue()
+    report = tmp_path / "r.html"
+    write_html(findings, str(report), session)
+    page = report.read_text()
+    assert path in page and "message" in page  # the full path and the finding's message
+    assert "+total = x.sum(axis=1)" in page
 
-    path = _write(tmp_path, "a.py", "import tensorflow as tf\n")
-    proc = subprocess.run(
-        [sys.executable, "-m", "tflint_perf", "check", "--verify", "--diff", path],
-        capture_output=True,
-        text=True,
-        env=cli_env,
-    )
-    assert proc.returncode == 2 and "--verify cannot be combined with --diff" in proc.stderr
+
+def test_html_bars_put_verified_first_and_never_fill_a_no_speedup_bar(tmp_path):
+    def finding(status, speedup, line):
+        f = _finding(str(tmp_path / "m.py"), line)
+        f.extra["verify"] = {"status": status, "speedup": speedup, "interval": [1, 2]}
+        return f
+
+    rows = [finding("no-speedup", 50.0, 1), finding("verified", 3.0, 2)]
+    report = tmp_path / "r.html"
+    write_html(rows, str(report))
+    page = report.read_text()
+    assert page.index("m.py:2") < page.index("m.py:1")  # the verified bar comes first
+    no_speedup_bar = page.split("m.py:1")[1].split("<rect")[1].split("/>")[0]
+    assert 'fill="none"' in no_speedup_bar
 
 
 def test_tfp101_rewrite_reduces_an_elementwise_row_expression_along_an_axis():

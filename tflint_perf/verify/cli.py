@@ -73,9 +73,7 @@ def lint_mode(args, mode: str) -> str:
         if getattr(args, "verify_report", None):
             raise ConfigError("--verify-report needs --verify")
         return mode
-    if args.diff:
-        raise ConfigError("--verify cannot be combined with --diff")
-    return "check"
+    return "check"  # with --diff: the table, then what each verdict measured
 
 
 def run(args, results, settings, findings: List[Finding], fixed: int) -> Tuple[List[Finding], int]:
@@ -159,6 +157,6 @@ def write_text(out, args) -> None:
 
     session = getattr(args, "verify_session", None)
     if session is not None:
-        write_table(session.findings, out, session)
+        write_table(session.findings, out, session, diffs=bool(getattr(args, "diff", False)))
     if getattr(args, "verify_report", None):
         out.write(f"The report, with every measurement: {args.verify_report}\n")

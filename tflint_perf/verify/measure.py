@@ -3,8 +3,10 @@
 Order, per finding:
 
 1. first call of each (seeded, from the captured state): tracing and
-   compilation, reported apart as ``first_call_s``; variables they create
-   join the state;
+   compilation; a warm-up, not reported (the original's first call would
+   also absorb the process's one-time costs). First calls are measured
+   apart, each in its own fresh worker and in both orders, when asked
+   (``first_call_only``); variables they create join the state;
 2. two compared runs of each (seeded, each from the restored state): the
    original must agree with itself, then with the variant; compared are the
    values the code returns (or binds) and every captured variable after
@@ -12,8 +14,10 @@ Order, per finding:
    compared, nothing is timed: there is no speedup without equality;
 3. one unseeded warm-up each (seeding clears TensorFlow's caches), then
    timed pairs alternating which variant goes first: at least ``repeats``,
-   more for fast code until ``MIN_TIMED_S`` was timed (at most
-   ``MAX_PAIRS``), within half the time limit.
+   more for fast code until ``MIN_TIMED_S`` was timed; then, while the
+   per-pair speedups do not decide (``stats.decide``), more pairs up to
+   ``budget`` seconds (at most ``MAX_PAIRS``), within half the time limit.
+   The machine's load average is recorded before and after.
 """
 
 from __future__ import annotations
@@ -21,11 +25,13 @@ from __future__ import annotations
 import time
 from typing import Callable, Dict, Optional
 
+from tflint_perf.verify import stats
 from tflint_perf.verify.equality import Comparison
 from tflint_perf.verify.state import State, unrestorable
 
 MIN_TIMED_S = 1.0
-MAX_PAIRS = 41
+MAX_PAIRS = 401  # while ambiguous, within the budget
+STEADY_PAIRS = 41  # enough when the speedup is clear
 
 
 class Measurement:
@@ -48,12 +54,15 @@ class Measurement:
         return seconds, {"returned": value, "variables": self.state.values()}
 
     def run(self, arguments=()) -> dict:
-        first_b, _ = self.one("baseline", seeded=True)
-        first_f, _ = self.one("fixed", seeded=True)
+        only = getattr(self.worker, "first_call_only", None)
+        if only:  # a fresh worker for one first call: nothing ran before it
+            seconds, _ = self.one(only, seeded=True)
+            return {"first_call_only": only, "seconds": seconds}
+        self.one("baseline", seeded=True)
+        self.one("fixed", seeded=True)
         created = self.state.capture()
         b1, f1, b2, f2 = [self.one(which, seeded=True)[1] for which in ("baseline", "fixed") * 2]
         result = {
-            "first_call_s": {"baseline": first_b, "fixed": first_f},
             "tolerance": {"rtol": self.worker.rtol, "atol": self.worker.atol},
             "state_variables": len(self.state),
             "created_variables": created,
@@ -91,7 +100,10 @@ class Measurement:
         return equal
 
     def timed_pairs(self) -> dict:
-        deadline = time.perf_counter() + self.worker.timeout * 0.5
+        start = time.perf_counter()
+        deadline = start + self.worker.timeout * 0.5
+        budget_end = start + getattr(self.worker, "budget", 30.0)
+        load_before = stats.load_average()
         self.one("baseline")
         self.one("fixed")
         times: Dict[str, list] = {"baseline": [], "fixed": []}
@@ -102,9 +114,12 @@ class Measurement:
                 times[which].append(self.one(which)[0])
             pairs += 1
             spent = sum(times["baseline"]) + sum(times["fixed"])
-            if pairs >= MAX_PAIRS or (pairs >= self.worker.repeats and spent >= MIN_TIMED_S):
-                break
-            if time.perf_counter() + spent / pairs > deadline:
+            now = time.perf_counter()
+            if pairs >= self.worker.repeats and spent >= MIN_TIMED_S or pairs >= STEADY_PAIRS:
+                decided = stats.decide(stats.ratios(times["baseline"], times["fixed"]))[0]
+                if decided != stats.AMBIGUOUS or pairs >= MAX_PAIRS or now > budget_end:
+                    break
+            if now + spent / pairs > deadline:
                 if pairs < self.worker.repeats:
                     note = f"only {pairs} timed pair(s) fit in half the time limit"
                 break
@@ -113,6 +128,8 @@ class Measurement:
             "baseline_times": times["baseline"],
             "fixed_times": times["fixed"],
             "repeats": pairs,
+            "timed_for_s": time.perf_counter() - start,
+            "load_average": [load_before, stats.load_average()],
             "peak_memory_bytes": self.peaks if any(self.peaks.values()) else None,
             "note": note,
         }

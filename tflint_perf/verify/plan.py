@@ -18,6 +18,7 @@ Or, without running anything, an ``unverified`` outcome with its reason.
 from __future__ import annotations
 
 import ast
+import difflib
 from typing import Any, Dict, List, Optional, Tuple
 
 from tflint_perf.engine.fixes import apply_edits
@@ -91,6 +92,19 @@ def _is_import_insertion(edit) -> bool:
     except SyntaxError:
         return False
     return bool(body) and all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in body)
+
+
+def measured_diff(path: str, source: str, fixed: str, variant: str) -> str:
+    """The measured variant as a unified diff of the module (the rewrite is never written)."""
+    label = "fix" if variant == "fix" else "verification-only rewrite"
+    return "".join(
+        difflib.unified_diff(
+            source.splitlines(keepends=True),
+            fixed.splitlines(keepends=True),
+            f"{path} (original)",
+            f"{path} ({label}, measured)",
+        )
+    )
 
 
 def _variant(finding: Finding, source: str, spec: Verification) -> Tuple[Optional[list], str]:
@@ -199,6 +213,7 @@ def plan_finding(
         job["fixed_source"] = apply_edits(source, edits) if edits else None
         job["variant"] = variant if job["fixed_source"] is not None else None
         if job["fixed_source"] is not None:
+            job["diff"] = measured_diff(finding.path, source, job["fixed_source"], variant)
             try:
                 ast.parse(job["fixed_source"])
             except SyntaxError:

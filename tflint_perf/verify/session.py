@@ -10,6 +10,7 @@ from tflint_perf.engine.rule import Finding
 from tflint_perf.verify import orchestrate, verdicts
 from tflint_perf.verify.options import VerifyOptions
 from tflint_perf.verify.plan import plan_file, unverified
+from tflint_perf.verify.stats import load_average
 
 
 @dataclass
@@ -18,6 +19,7 @@ class Session:
     device_info: dict = field(default_factory=dict)
     tf_version: str = ""
     message: str = ""  # said once (missing TensorFlow)
+    load_average: Optional[float] = None  # the machine's, when the run started
     device_final: bool = False  # device_info comes from a worker that loaded TensorFlow
 
     def hello(self, message: dict) -> None:
@@ -67,7 +69,7 @@ class Progress:
 def _attach(finding: Finding, outcome: dict, session: "Session") -> None:
     outcome = dict(outcome)
     outcome.setdefault("device", session.device or "none")
-    for key in ("baseline_s", "fixed_s", "speedup", "spread", "first_call_s", "equal"):
+    for key in ("baseline_s", "fixed_s", "speedup", "spread", "first_call_s", "equal", "diff"):
         outcome.setdefault(key, None)
     outcome.setdefault("repeats", 0)
     outcome.setdefault("reason", "")
@@ -96,9 +98,15 @@ def verify(
     """Verify every finding of ``files`` ((path, source or None, findings)); never raises for user code."""
     stderr = stderr or sys.stderr
     session = Session()
+    session.load_average = load_average()
     session.findings = [f for _, _, findings in files for f in findings]
     if not session.findings:
         return session
+    stderr.write(
+        f"tflint-perf: --verify runs the code under review ({len(files)} file(s)) in worker "
+        "processes, with guard rails (no network, no writes outside a temporary working copy) "
+        "that are not a sandbox: do not use it on untrusted code\n"
+    )
     hello = orchestrate.probe(options)
     session.device_info = hello.get("device") or {}
     if not hello.get("ok"):
@@ -130,11 +138,13 @@ def _verify_file(session, path, source, by_id, first_id, options, rules, progres
     timing = [j for j in jobs if j["mode"] in ("module", "function")]
     if timing:
         variants = {j["id"]: j.get("variant") for j in timing}
+        diffs = {j["id"]: j.get("diff") for j in timing}
 
         def done(job_id, raw):
             finding = by_id[job_id]
             outcome = verdicts.timing_verdict(raw, session.device)
             outcome["variant"] = variants[job_id]
+            outcome["diff"] = diffs[job_id]
             _attach(finding, outcome, session)
             progress.step(f"{path}:{finding.line} {finding.code}")
 
@@ -145,10 +155,37 @@ def _verify_file(session, path, source, by_id, first_id, options, rules, progres
         for job in timing:  # anything the callbacks did not see
             if "verify" not in by_id[job["id"]].extra:
                 done(job["id"], raws.get(job["id"], {"status": "failed", "reason": "no result"}))
+        if options.first_calls:
+            _first_calls(session, path, source, timing, by_id, options, progress)
     for job in (j for j in jobs if j["mode"] == "failure"):
         finding = by_id[job["id"]]
-        _attach(finding, _failure(session, path, source, job, finding, options, progress), session)
+        outcome = _failure(session, path, source, job, finding, options, progress)
+        outcome["diff"] = job.get("diff")
+        _attach(finding, outcome, session)
         progress.step(f"{path}:{finding.line} {finding.code}")
+
+
+_TIMED = (verdicts.VERIFIED, verdicts.NO_SPEEDUP, verdicts.INCONCLUSIVE)
+
+
+def _first_calls(session, path, source, jobs, by_id, options, progress) -> None:
+    """Each variant's first call in its own fresh worker, in both orders (4 workers per finding)."""
+    for job in jobs:
+        outcome = by_id[job["id"]].extra.get("verify", {})
+        if outcome.get("status") not in _TIMED:
+            continue
+        runs = []
+        for order in (("baseline", "fixed"), ("fixed", "baseline")):
+            run: dict = {}
+            for which in order:
+                progress.show(f"{path}:{job['line']} first call of the {which}")
+                raw = orchestrate.run_jobs(
+                    path, source, [job], options, extra={"first_call_only": which}
+                ).get(job["id"], {})
+                if "seconds" in raw:
+                    run[which] = raw["seconds"]
+            runs.append(run)
+        verdicts.add_first_calls(outcome, runs)
 
 
 def _failure(session, path, source, job, finding, options, progress) -> dict:

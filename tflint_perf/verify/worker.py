@@ -20,6 +20,7 @@ import importlib.util
 import json
 import os
 import random
+import re
 import signal
 import sys
 import threading
@@ -83,7 +84,11 @@ class Worker:
         self.repeats = max(1, int(spec.get("repeats", 7)))
         self.timeout = float(spec.get("timeout", 120))
         self.size = int(spec.get("size", 256))
-        self.workdir = os.getcwd()
+        self.budget = float(spec.get("budget", 30))
+        self.first_call_only = spec.get("first_call_only")  # "baseline" / "fixed": only that
+        self.workdir = spec.get("workdir") or os.getcwd()
+        self.script = spec.get("script_copy") or self.path  # what ``__file__`` says
+        self.guard: Any = None
         self.tf: Any = None
         self.np: Any = None
         self.device: dict = {}
@@ -92,6 +97,8 @@ class Worker:
     def send(self, **message) -> None:
         if os.getpid() != self.pid or self.channel is None:
             return  # a process the user's code forked: it has no say
+        if message.get("type") == "result":
+            message["result"] = self.annotate(message["result"])
         self.channel.write(json.dumps(message, default=str) + "\n")
         self.channel.flush()
 
@@ -102,6 +109,28 @@ class Worker:
             os.close(channel.fileno())
         except (OSError, ValueError, AttributeError):
             pass
+
+    def annotate(self, result: dict) -> dict:
+        """A refused action ends the finding as unverified (named); synthetic data is said."""
+        from tflint_perf.verify.datasets import USED
+
+        result = dict(result)
+        if USED:
+            result["synthetic_data"] = list(USED)
+        refused = list(dict.fromkeys(self.guard.refused)) if self.guard is not None else []
+        if refused:
+            where = re.search(r"\(line \d+\)\)?$", result.get("reason") or "")
+            result.update(
+                status="unverified",
+                refused=refused,
+                reason="the guard rails refused "
+                + "; ".join(refused[:3])
+                + (f" (and {len(refused) - 3} more)" if len(refused) > 3 else "")
+                + (f" {where.group(0).rstrip(')')})" if where else "")
+                + ": --verify does not let the code under review use the network or write "
+                "outside its working copy",
+            )
+        return result
 
     # -- start ----------------------------------------------------------
     def hello(self) -> bool:
@@ -194,12 +223,17 @@ class Worker:
 
     # -- running module code ------------------------------------------------
     def namespace(self, main: bool = True) -> dict:
-        return {
+        namespace = {
             "__name__": "__main__" if main else "__tfp_verify__",
-            "__file__": self.path,
+            "__file__": self.script,
             "__builtins__": builtins,
             "__doc__": None,
         }
+        if self.spec.get("notebook"):
+            from tflint_perf.verify.notebook import ipython_names
+
+            namespace.update(ipython_names())
+        return namespace
 
     def run_main(self, code, namespace) -> None:
         """Execute module code as ``__main__`` (sys.argv, sys.modules set up)."""
@@ -207,7 +241,7 @@ class Worker:
         module.__dict__.update(namespace)
         saved_main, saved_argv = sys.modules.get("__main__"), sys.argv
         sys.modules["__main__"] = module
-        sys.argv = [self.path]
+        sys.argv = [self.script]
         try:
             exec(code, namespace)
         finally:
@@ -272,10 +306,25 @@ class Worker:
                 continue
 
     # -- dispatch ----------------------------------------------------------
+    def protect(self) -> None:
+        """Guard rails and patched loaders, before any of the user's code runs."""
+        from tflint_perf.verify import imports
+        from tflint_perf.verify.guard import Guard, guard_tensorflow
+
+        roots = self.spec.get("guard_roots") or []
+        if roots:
+            self.guard = Guard(roots)
+            if self.tf is not None:
+                guard_tensorflow(self.guard, self.tf)
+        imports.install(self)
+        if self.guard is not None:
+            self.guard.install()
+
     def serve(self) -> None:
         if not self.hello():
             return
-        for entry in [self.spec.get("root"), os.path.dirname(os.path.abspath(self.path))]:
+        self.protect()
+        for entry in [self.spec.get("root"), os.path.dirname(os.path.abspath(self.script))]:
             if self.path and entry and entry not in sys.path:
                 sys.path.insert(0, entry)
         if self.spec.get("failure"):
