@@ -386,11 +386,8 @@ def test_plan_modes(tmp_path):
         __import__("ast").parse(source),
         options,
     )
-    assert (
-        job is None
-        and outcome["status"] == "unverified"
-        and "inside class `A`" in outcome["reason"]
-    )
+    assert outcome is None and job["mode"] == "function"  # a method: at its first call
+    assert (job["owner"], job["function"], job["init"]) == ("A", "f", {"kwargs": {}})
 
 
 def _replace_line_text(source, line, new):
@@ -823,3 +820,50 @@ def test_verify_timeout_must_be_a_positive_finite_number(tmp_path, value):
         verify_cli.options(args, settings)
     with pytest.raises(ConfigError, match="finite|positive"):
         options_from_table({"timeout": value}, tmp_path)
+
+
+# -- findings inside methods ------------------------------------------------------
+AGENT = """\
+    import numpy as np
+
+
+    class Agent:
+        def __init__(self, n):
+            self.memory = []
+            self.epsilon = 1.0
+            self.w = np.arange(float(n))
+
+        def act(self, x):
+            self.epsilon *= 0.9
+            self.memory.append(float(x.sum()))
+            return np.array([float(r @ self.w) for r in x]) * self.epsilon
+
+"""
+
+
+def test_method_is_measured_at_its_first_call_with_the_instance_restored(tmp_path):
+    path = _write(tmp_path, "agent.py", textwrap.dedent(AGENT) + "agent = Agent(8)\nagent.act(np.ones((300, 8)))\n")
+    fix = _replace_line(path, 13, "        return (x @ self.w) * self.epsilon")
+    finding = _finding(path, 13, fix=fix)
+    _run(tmp_path, path, [finding])
+    v = finding.extra["verify"]
+    # epsilon and the memory change on every call: equal only when restored before each run
+    assert v["equal"] is True and "`Agent.act` at its call site (line 16)" in v["where"], v
+
+
+def test_method_nothing_calls_gets_an_instance_from_the_modules_objects(tmp_path):
+    path = _write(tmp_path, "agent.py", textwrap.dedent(AGENT) + "n = 32\nif False:\n    Agent(n).act(None)\n")
+    fix = _replace_line(path, 13, "        return (x @ self.w) * self.epsilon")
+    finding = _finding(path, 13, fix=fix)
+    _run(tmp_path, path, [finding])
+    v = finding.extra["verify"]
+    assert v["equal"] is True, v
+    assert "on an instance made by `Agent(n=n)`" in v["where"] and "synthesised inputs" in v["where"]
+
+
+def test_method_fix_that_changes_results_is_a_mismatch(tmp_path):
+    path = _write(tmp_path, "agent.py", textwrap.dedent(AGENT) + "agent = Agent(8)\nagent.act(np.ones((30, 8)))\n")
+    fix = _replace_line(path, 13, "        return (x @ self.w) * 0.5")
+    finding = _finding(path, 13, fix=fix)
+    _run(tmp_path, path, [finding])
+    assert finding.extra["verify"]["status"] == "mismatch", finding.extra["verify"]

@@ -35,16 +35,21 @@ STEADY_PAIRS = 41  # enough when the speedup is clear
 
 
 class Measurement:
-    def __init__(self, worker, run_b: Callable, run_f: Callable, state: State, namespace=None):
+    def __init__(
+        self, worker, run_b: Callable, run_f: Callable, state: State, namespace=None, limiter=None
+    ):
         self.worker = worker
         self.runs = {"baseline": run_b, "fixed": run_f}
         self.state = state
         self.namespace = namespace if namespace is not None else {}
+        self.limiter = limiter  # loops.LoopLimiter: long loops cut after the same iterations
         self.peaks: Dict[str, Optional[int]] = {"baseline": None, "fixed": None}
 
     def one(self, which: str, seeded: bool = False):
         """(seconds, {"result": value, "variables": [...]}) for one run from the restored state."""
         self.state.restore()
+        if self.limiter is not None:
+            self.limiter.reset()
         self.worker.seed(framework=seeded)
         self.worker.peak_reset()
         seconds, value = self.runs[which]()
@@ -55,7 +60,10 @@ class Measurement:
 
     def run(self, arguments=()) -> dict:
         only = getattr(self.worker, "first_call_only", None)
-        if only:  # a fresh worker for one first call: nothing ran before it
+        if self.limiter is not None and self.limiter.limits is None:
+            # the original once, to count the long loops' iterations (given to first-call workers)
+            self.limiter.calibrate(lambda: self.one("baseline", seeded=True))
+        if only:  # a fresh worker for one first call: nothing else ran before it
             seconds, _ = self.one(only, seeded=True)
             return {"first_call_only": only, "seconds": seconds}
         self.one("baseline", seeded=True)
@@ -63,6 +71,8 @@ class Measurement:
         created = self.state.capture()
         b1, f1, b2, f2 = [self.one(which, seeded=True)[1] for which in ("baseline", "fixed") * 2]
         result = {
+            "limited": self.limiter.describe() if self.limiter is not None else "",
+            "loop_limits": self.limiter.limits if self.limiter is not None else None,
             "tolerance": {"rtol": self.worker.rtol, "atol": self.worker.atol},
             "state_variables": len(self.state),
             "created_variables": created,

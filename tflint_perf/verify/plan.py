@@ -159,6 +159,8 @@ def _regions(job: dict, source: str, tree: ast.Module, edits: list, fixed_tree: 
 def _function_job(job, finding, tree, func, fixed_region, spec: Verification, options) -> dict:
     if isinstance(func, ast.AsyncFunctionDef):
         raise Unverifiable(f"`{func.name}` is a coroutine function")
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(func)):
+        raise Unverifiable(f"`{func.name}` is a generator: its work happens as it is consumed")
     same = [s for s in fixed_region if isinstance(s, ast.FunctionDef) and s.name == func.name]
     if len(fixed_region) != 1 or not same:
         raise Unverifiable(f"the {job['variant']} changes more than the function `{func.name}`")
@@ -175,14 +177,79 @@ def _function_job(job, finding, tree, func, fixed_region, spec: Verification, op
     return job
 
 
+def _method_job(job, finding, tree, cls: ast.ClassDef, fixed_region, spec, options) -> dict:
+    """A finding inside a method: timed at the method's first call on an instance."""
+    methods = [
+        s
+        for s in cls.body
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and _start(s) <= finding.line <= last_line(s)
+    ]
+    if not methods:
+        raise Unverifiable(
+            f"the finding is in the body of class `{cls.name}`, not in one of its methods"
+        )
+    method = methods[0]
+    if isinstance(method, ast.AsyncFunctionDef):
+        raise Unverifiable(f"`{cls.name}.{method.name}` is a coroutine method")
+    kinds = {ast.unparse(d).rsplit(".", 1)[-1] for d in method.decorator_list}
+    if kinds & {"staticmethod", "classmethod", "property"}:
+        raise Unverifiable(f"`{cls.name}.{method.name}` is a {sorted(kinds)[0]}, not a method")
+    fixed = [s for s in fixed_region if isinstance(s, ast.ClassDef) and s.name == cls.name]
+    if len(fixed_region) != 1 or not fixed:
+        raise Unverifiable(f"the {job['variant']} changes more than the class `{cls.name}`")
+    others = [ast.dump(s) for s in cls.body if s is not method]
+    fixed_method = [
+        s for s in fixed[0].body if isinstance(s, ast.FunctionDef) and s.name == method.name
+    ]
+    fixed_others = [ast.dump(s) for s in fixed[0].body if s not in fixed_method]
+    if len(fixed_method) != 1 or others != fixed_others:
+        raise Unverifiable(
+            f"the {job['variant']} changes more than the method `{cls.name}.{method.name}`"
+        )
+    if spec.timing is Timing.COLD:
+        raise Unverifiable("cold timing (every run from fresh definitions) of a method is not done")
+    job = _function_job(job, finding, tree, method, [fixed_method[0]], spec, options)
+    job["owner"] = cls.name
+    job["init"] = _init_plan(cls, tree)
+    return job
+
+
+def _init_plan(cls: ast.ClassDef, tree: ast.Module) -> Optional[dict]:
+    """How to make an instance when nothing did: ``__init__``'s arguments from the module's globals."""
+    init = next(
+        (s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None
+    )
+    if init is None:
+        return {"kwargs": {}} if not cls.bases else None
+    needed, _ = inputs_mod.parameters(init)
+    bound = {
+        n.id
+        for stmt in tree.body
+        for n in [stmt, *_own_nodes(stmt)]
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    if not set(needed) <= bound:
+        return None
+    return {"kwargs": {name: name for name in needed}}  # parameter -> the module's global
+
+
+def _own_nodes(func: ast.AST):
+    """The nodes of a function's body, not of the functions and classes nested in it."""
+    todo = list(ast.iter_child_nodes(func))
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+
+
 def _timed_job(job, finding, source, tree, edits, spec: Verification, options) -> dict:
     fixed_tree = ast.parse(str(job["fixed_source"]))
     region, fixed_region = _regions(job, source, tree, edits, fixed_tree)
     job["cold"] = spec.timing is Timing.COLD
     if len(region) == 1 and isinstance(region[0], ast.ClassDef):
-        raise Unverifiable(
-            f"the finding is inside class `{region[0].name}`: --verify times module-level code and top-level functions"
-        )
+        return _method_job(job, finding, tree, region[0], fixed_region, spec, options)
     if len(region) == 1 and isinstance(region[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
         return _function_job(job, finding, tree, region[0], fixed_region, spec, options)
     job["mode"] = "module"

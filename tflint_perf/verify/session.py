@@ -175,6 +175,7 @@ def _first_calls(session, path, source, jobs, by_id, options, progress) -> None:
         if outcome.get("status") not in _TIMED:
             continue
         runs = []
+        job = dict(job, loop_limits=outcome.get("loop_limits"))  # the same iterations as timed
         for order in (("baseline", "fixed"), ("fixed", "baseline")):
             run: dict = {}
             for which in order:

@@ -91,6 +91,7 @@ def timing_verdict(raw: dict, device: str) -> dict:
     out = _timings(raw, device)
     out.update({k: raw.get(k) for k in ("tolerance", "max_abs_diff", "peak_memory_bytes")})
     out.update(equal=True, where=raw.get("where", ""), first_call_s=None)
+    out["loop_limits"] = raw.get("loop_limits")
     if raw.get("synthetic_data"):
         out["synthetic_data"] = raw["synthetic_data"]
     out["compared_variables"] = raw.get("state_variables", 0)
@@ -114,6 +115,9 @@ def timing_verdict(raw: dict, device: str) -> dict:
             f"{low:.2f}-{high:.2f}x includes both no gain and a gain of over {stats.MARGIN:.2f}x "
             f"({pairs} in {out['timed_for_s'] or 0:.0f} s" + (f", {load}" if load else "") + ")"
         )
+    if raw.get("limited"):
+        out["limited"] = raw["limited"]
+        reason += f"; {raw['limited']}"
     if raw.get("synthetic_data"):
         reason += f"; on synthetic data ({', '.join(raw['synthetic_data'])}: random values of the real shapes and dtypes)"
     out["reason"] = "; ".join([reason] + [n for n in (raw.get("note"),) if n])

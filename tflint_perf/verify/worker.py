@@ -278,9 +278,10 @@ class Worker:
     def compile_body(body, filename):
         return compile(ast.Module(body=body, type_ignores=[]), filename, "exec")
 
-    def define(self, node: ast.FunctionDef, namespace: dict, job: dict) -> Any:
+    def define(self, node, namespace: dict, job: dict, baseline: bool = False) -> Any:
+        """Run one ``def`` (or ``class``) statement of a variant; the object it binds."""
         local: dict = {}
-        filename = f"{self.path} ({job.get('variant') or 'fix'})"
+        filename = self.path if baseline else f"{self.path} ({job.get('variant') or 'fix'})"
         exec(self.compile_body([node], filename), namespace, local)
         return local[node.name]
 
