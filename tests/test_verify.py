@@ -842,7 +842,11 @@ AGENT = """\
 
 
 def test_method_is_measured_at_its_first_call_with_the_instance_restored(tmp_path):
-    path = _write(tmp_path, "agent.py", textwrap.dedent(AGENT) + "agent = Agent(8)\nagent.act(np.ones((300, 8)))\n")
+    path = _write(
+        tmp_path,
+        "agent.py",
+        textwrap.dedent(AGENT) + "agent = Agent(8)\nagent.act(np.ones((300, 8)))\n",
+    )
     fix = _replace_line(path, 13, "        return (x @ self.w) * self.epsilon")
     finding = _finding(path, 13, fix=fix)
     _run(tmp_path, path, [finding])
@@ -852,17 +856,25 @@ def test_method_is_measured_at_its_first_call_with_the_instance_restored(tmp_pat
 
 
 def test_method_nothing_calls_gets_an_instance_from_the_modules_objects(tmp_path):
-    path = _write(tmp_path, "agent.py", textwrap.dedent(AGENT) + "n = 32\nif False:\n    Agent(n).act(None)\n")
+    path = _write(
+        tmp_path, "agent.py", textwrap.dedent(AGENT) + "n = 32\nif False:\n    Agent(n).act(None)\n"
+    )
     fix = _replace_line(path, 13, "        return (x @ self.w) * self.epsilon")
     finding = _finding(path, 13, fix=fix)
     _run(tmp_path, path, [finding])
     v = finding.extra["verify"]
     assert v["equal"] is True, v
-    assert "on an instance made by `Agent(n=n)`" in v["where"] and "synthesised inputs" in v["where"]
+    assert (
+        "on an instance made by `Agent(n=n)`" in v["where"] and "synthesised inputs" in v["where"]
+    )
 
 
 def test_method_fix_that_changes_results_is_a_mismatch(tmp_path):
-    path = _write(tmp_path, "agent.py", textwrap.dedent(AGENT) + "agent = Agent(8)\nagent.act(np.ones((30, 8)))\n")
+    path = _write(
+        tmp_path,
+        "agent.py",
+        textwrap.dedent(AGENT) + "agent = Agent(8)\nagent.act(np.ones((30, 8)))\n",
+    )
     fix = _replace_line(path, 13, "        return (x @ self.w) * 0.5")
     finding = _finding(path, 13, fix=fix)
     _run(tmp_path, path, [finding])
