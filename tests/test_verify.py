@@ -879,3 +879,57 @@ def test_method_fix_that_changes_results_is_a_mismatch(tmp_path):
     finding = _finding(path, 13, fix=fix)
     _run(tmp_path, path, [finding])
     assert finding.extra["verify"]["status"] == "mismatch", finding.extra["verify"]
+
+
+# -- notebooks ----------------------------------------------------------------------
+def _notebook(tmp_path, cells):
+    path = tmp_path / "nb.ipynb"
+    nb = {
+        "cells": [
+            {"cell_type": "code", "metadata": {}, "outputs": [], "source": c.splitlines(True)}
+            for c in cells
+        ]
+        + [{"cell_type": "markdown", "metadata": {}, "source": ["# notes\n"]}],
+        "metadata": {"kernelspec": {"language": "python", "name": "python3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path.write_text(json.dumps(nb, indent=1))
+    return str(path)
+
+
+NOTEBOOK_CELLS = [
+    "import numpy as np\n%matplotlib inline\n",
+    "x = np.arange(20000.0).reshape(200, 100)\ndisplay(x.shape)\n",
+    "def totals(x):\n    return np.array([float(r.sum()) for r in x])\n\nt = totals(x)\nprint(t[:2])\n",
+]
+
+
+def test_notebook_cells_run_joined_and_the_verdict_names_cells(tmp_path):
+    from tflint_perf.run.config import Settings
+    from tflint_perf.run.files import lint_file
+    from tflint_perf.verify.notebook import NotebookView
+
+    path = _notebook(tmp_path, NOTEBOOK_CELLS)
+    text = Path(path).read_text()
+    view = NotebookView(text)
+    (finding,) = lint_file(path, Settings()).findings
+    assert (finding.code, finding.extra["cell"], finding.extra["cell_line"]) == ("TFP101", 3, 2)
+    line, _ = view.position(finding)
+    old = view.source.splitlines()[line - 1]
+    finding.fix = Fix((Edit(line, 0, line, len(old), "    return x.sum(axis=1)"),))
+    verify([(path, view.source, [finding], view)], _options(tmp_path), RULES, stderr=StringIO())
+    v = finding.extra["verify"]
+    assert v["equal"] is True, v  # `%matplotlib` neutralised, `display` given by the worker
+    assert v["where"] == "`totals` at its call site (cell 3, line 4)", v
+    assert "(code cells joined, original)" in v["diff"]
+    v["status"] = "verified"
+    stderr = StringIO()
+    applied = verify_cli.apply_verified(
+        [(path, view.source, [finding], view)], {path: (text, "utf-8")}, False, stderr
+    )
+    assert applied == 1, stderr.getvalue()
+    written = json.loads(Path(path).read_text())
+    assert written["cells"][2]["source"][1] == "    return x.sum(axis=1)\n"
+    assert written["cells"][3]["cell_type"] == "markdown"  # the rest of the file as it was
+    assert [f.code for f in lint_file(path, Settings()).findings] == []

@@ -80,6 +80,8 @@ def run(args, results, settings, findings: List[Finding], fixed: int) -> Tuple[L
     """Verify ``findings``; with --fix apply the verified fixes. Returns (findings to report, fixed)."""
     from tflint_perf.rules import all_rules
     from tflint_perf.run.files import decode
+    from tflint_perf.run.notebooks import is_notebook
+    from tflint_perf.verify.notebook import NotebookView
     from tflint_perf.verify.report import write_html
     from tflint_perf.verify.session import verify
 
@@ -89,15 +91,19 @@ def run(args, results, settings, findings: List[Finding], fixed: int) -> Tuple[L
     for result in results:
         if not result.findings:
             continue
-        source = None
+        source, view = None, None
         if result.path != "-" and args.paths != ["-"]:
             try:
                 with open(result.path, "rb") as handle:
                     source, encoding = decode(handle.read())
                 sources[result.path] = (source, encoding)
+                if is_notebook(result.path):  # the code cells joined, as the linter read them
+                    view = NotebookView(source)
+                    source = view.source
             except (OSError, ValueError):
                 source = None
-        files.append((result.path, source, sorted(result.findings, key=Finding.sort_key)))
+        findings = sorted(result.findings, key=Finding.sort_key)
+        files.append((result.path, source, findings, view))
     session = verify(files, opts, {r.code: r for r in all_rules()})
     args.verify_session = session
     if args.verify_report:
@@ -115,7 +121,8 @@ def apply_verified(files, sources, unsafe: bool, stderr=None) -> int:
 
     stderr = stderr or sys.stderr
     total = 0
-    for path, source, findings in files:
+    for path, source, findings, *rest in files:
+        view = rest[0] if rest else None
         candidates = [f for f in findings if applicable(f, unsafe)]
         good = [f for f in candidates if f.extra.get("verify", {}).get("status") in APPLY]
         for f in candidates:
@@ -142,6 +149,14 @@ def apply_verified(files, sources, unsafe: bool, stderr=None) -> int:
                 f"tflint-perf: {path}: the verified fixes together do not parse; nothing written\n"
             )
             continue
+        if view is not None:  # back into the notebook's cells, as --fix does
+            new = view.write(new)
+            if new is None:
+                stderr.write(
+                    f"tflint-perf: {path}: the verified fixes would move code across cells; "
+                    "nothing written\n"
+                )
+                continue
         _, encoding = sources[path]
         with open(path, "w", encoding=encoding, newline="") as handle:
             handle.write(new)

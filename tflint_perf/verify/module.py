@@ -59,7 +59,13 @@ class _Parts:
         region_f = worker.statements(fixed_tree, *job["fixed_region"])
         prefix = [s for s in tree.body if s.end_lineno < self.first]
         self.prefix = worker.compile_body(prefix, worker.path)
-        self.outputs = sorted(bound_names(region_b) & bound_names(region_f))
+        self.common = sorted(bound_names(region_b) & bound_names(region_f))
+        # What the rest of the module reads: a loop's temporaries that nothing reads
+        # afterwards may differ (a step moved into a function no longer binds them).
+        later = [s for s in tree.body if s.lineno > self.last]
+        read = {n.id for s in later for n in ast.walk(s) if isinstance(n, ast.Name)}
+        self.live = [name for name in self.common if name in read]
+        self.outputs = self.live
         # Definitions the fix adds (a step function moved out of a loop) run once, not in every timed
         # run: a tf.function made anew per run would be traced anew per run.
         own = bound_names(region_b) | {s.name for s in region_b if isinstance(s, _DEFINITIONS)}
@@ -121,6 +127,8 @@ def run_module_job(worker, job: dict) -> dict:
 
     try:
         state = State(worker.np, list(base.values()))
+        if not parts.live and not len(state):  # nothing read later, no variables: all it binds
+            parts.outputs = parts.common
         result = Measurement(
             worker, runner(parts.baseline), runner(parts.fixed), state, base, parts.limiter
         ).run()

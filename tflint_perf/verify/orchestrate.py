@@ -330,6 +330,7 @@ def run_jobs(
             jobs=remaining,
             failure=failure,
             skip_main=any(j.get("skip_main") for j in remaining),
+            notebook=any(j.get("notebook") for j in remaining),
         )
         run = WorkerRun(spec, options)
         work = _Round(remaining, results, on_result, on_hello)

@@ -18,6 +18,7 @@ Or, without running anything, an ``unverified`` outcome with its reason.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import difflib
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -300,7 +301,9 @@ def plan_file(
     first_id: int,
     options: VerifyOptions,
     rules: Dict[str, type],
+    position=None,
 ) -> Tuple[List[dict], Dict[int, dict]]:
+    """Jobs and immediate outcomes; ``position(finding)`` gives its lines in ``source`` (notebooks)."""
     try:
         tree: Optional[ast.Module] = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -313,6 +316,9 @@ def plan_file(
             continue
         rule = rules.get(finding.code)
         spec = getattr(rule, "verification", None) or Verification()
+        if position is not None:
+            line, end_line = position(finding)
+            finding = dataclasses.replace(finding, line=line, end_line=end_line)
         job, outcome = plan_finding(job_id, finding, source, tree, options, spec)
         if job is not None:
             jobs.append(job)

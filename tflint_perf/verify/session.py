@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence
 
 from tflint_perf.engine.rule import Finding
 from tflint_perf.verify import orchestrate, verdicts
@@ -78,6 +78,23 @@ def _attach(finding: Finding, outcome: dict, session: "Session") -> None:
     finding.extra["verify"] = outcome
 
 
+def _cells(view):
+    """``_attach`` for a notebook: lines of the joined module said as cells."""
+
+    def attach(finding: Finding, outcome: dict, session: "Session") -> None:
+        outcome = dict(outcome)
+        for key in ("reason", "where"):
+            if isinstance(outcome.get(key), str):
+                outcome[key] = view.cells_text(outcome[key])
+        if outcome.get("diff"):
+            outcome["diff"] = outcome["diff"].replace(
+                " (original)", " (code cells joined, original)", 1
+            )
+        _attach(finding, outcome, session)
+
+    return attach
+
+
 def _no_tensorflow(session: Session, hello: dict, options: VerifyOptions, stderr) -> None:
     error = hello.get("error", "unknown error")
     session.message = orchestrate.INSTALL_HINT.format(python=options.python, error=error)
@@ -90,16 +107,19 @@ def _no_tensorflow(session: Session, hello: dict, options: VerifyOptions, stderr
 
 
 def verify(
-    files: List[Tuple[str, Optional[str], List[Finding]]],
+    files: Sequence[tuple],
     options: VerifyOptions,
     rules: Dict[str, type],
     stderr=None,
 ) -> Session:
-    """Verify every finding of ``files`` ((path, source or None, findings)); never raises for user code."""
+    """Verify every finding of ``files``: (path, source or None, findings[, NotebookView]).
+
+    Never raises for the user's code.
+    """
     stderr = stderr or sys.stderr
     session = Session()
     session.load_average = load_average()
-    session.findings = [f for _, _, findings in files for f in findings]
+    session.findings = [f for entry in files for f in entry[2]]
     if not session.findings:
         return session
     stderr.write(
@@ -115,15 +135,17 @@ def verify(
     session.device = session.device_info.get("description", "unknown device")
     progress = Progress(len(session.findings), options.progress, stderr)
     next_id = 0
-    for path, source, findings in files:
+    for entry in files:
+        path, source, findings = entry[:3]
         by_id = {next_id + i: f for i, f in enumerate(findings)}
-        _verify_file(session, path, source, by_id, next_id, options, rules, progress)
+        view = entry[3] if len(entry) > 3 else None
+        _verify_file(session, path, source, by_id, next_id, options, rules, progress, view)
         next_id += len(findings)
     progress.close()
     return session
 
 
-def _verify_file(session, path, source, by_id, first_id, options, rules, progress) -> None:
+def _verify_file(session, path, source, by_id, first_id, options, rules, progress, view) -> None:
     if source is None:
         for finding in by_id.values():
             _attach(
@@ -131,9 +153,15 @@ def _verify_file(session, path, source, by_id, first_id, options, rules, progres
             )
             progress.step()
         return
-    jobs, outcomes = plan_file(path, source, list(by_id.values()), first_id, options, rules)
+    attach = _attach if view is None else _cells(view)
+    position = view.position if view is not None else None
+    jobs, outcomes = plan_file(
+        path, source, list(by_id.values()), first_id, options, rules, position
+    )
+    for job in jobs:
+        job["notebook"] = view is not None
     for job_id, outcome in outcomes.items():
-        _attach(by_id[job_id], outcome, session)
+        attach(by_id[job_id], outcome, session)
         progress.step(f"{path}:{by_id[job_id].line} {by_id[job_id].code}")
     timing = [j for j in jobs if j["mode"] in ("module", "function")]
     if timing:
@@ -145,7 +173,7 @@ def _verify_file(session, path, source, by_id, first_id, options, rules, progres
             outcome = verdicts.timing_verdict(raw, session.device)
             outcome["variant"] = variants[job_id]
             outcome["diff"] = diffs[job_id]
-            _attach(finding, outcome, session)
+            attach(finding, outcome, session)
             progress.step(f"{path}:{finding.line} {finding.code}")
 
         progress.show(f"{path} (importing TensorFlow)")
@@ -161,7 +189,7 @@ def _verify_file(session, path, source, by_id, first_id, options, rules, progres
         finding = by_id[job["id"]]
         outcome = _failure(session, path, source, job, finding, options, progress)
         outcome["diff"] = job.get("diff")
-        _attach(finding, outcome, session)
+        attach(finding, outcome, session)
         progress.step(f"{path}:{finding.line} {finding.code}")
 
 
