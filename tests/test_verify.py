@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tflint_perf.engine.fixes import apply_edits
 from tflint_perf.engine.rule import Edit, Finding, Fix
 from tflint_perf.engine.verification import Rewrite
 from tflint_perf.reporters import finding_to_dict
@@ -681,6 +682,124 @@ def test_stack_to_vector_refuses_what_it_cannot_prove_equal(body, why):
     source = "import tensorflow as tf\n\n\ndef f(x):\n" + body
     with pytest.raises(Unsupported, match=__import__("re").escape(why)):
         rewrite(STACK, Source(source), 5, len(source.splitlines()))
+
+
+# -- whole-array loops (vectorise_loop): accumulation, element writes, appends -------------
+WHOLE_ARRAY = {
+    "scalar accumulation over bound columns": (
+        "    total = 0\n    for i in range(0, len(p)):\n        x = p[i, 0]\n        y = p[i, 1]\n"
+        "        total += (y - (w * x + b)) ** 2\n    return total / len(p)\n",
+        "    total = 0\n    total += np.sum((p[:, 1] - (w * p[:, 0] + b)) ** 2, axis=0)\n"
+        "    return total / len(p)\n",
+    ),
+    "two accumulators": (
+        "    gb, gw = 0, 0\n    for i in range(len(p)):\n        x = p[i, 0]\n"
+        "        gb += x - b\n        gw -= x * w\n    return gb, gw\n",
+        "    gb, gw = 0, 0\n    gb += np.sum(p[:, 0] - b, axis=0)\n    gw -= np.sum(p[:, 0] * w, axis=0)\n"
+        "    return gb, gw\n",
+    ),
+    "element writes by value (one-hot)": (
+        "    out = np.zeros((3, len(p)))\n    for idx, val in enumerate(p):\n        out[val, idx] = 1.0\n"
+        "    return out\n",
+        "    out = np.zeros((3, len(p)))\n    out[np.asarray(p), np.arange(len(p))] = 1.0\n    return out\n",
+    ),
+    "element writes chosen by a test": (
+        "    out = np.zeros(len(p))\n    for k in range(len(p)):\n        if p[k] > b:\n"
+        "            out[k] = p[k] * w\n        else:\n            out[k] = w\n    return out\n",
+        "    out = np.zeros(len(p))\n    out[:len(p)] = np.where(p > b, p * w, w)\n    return out\n",
+    ),
+    "scatter-add at computed indices": (
+        "    for i in range(len(p)):\n        w[b[i]] += p[i]\n    return w\n",
+        "    np.add.at(w, b[:len(p)], p)\n    return w\n",
+    ),
+    "appends of an elementwise math call": (
+        "    out = []\n    for v in p:\n        out.append(math.exp(v) * w)\n    return out\n",
+        "    out = []\n    out.extend(list(np.exp(np.asarray(p)) * w))\n    return out\n",
+    ),
+    "a list comprehension through a function of the module": (
+        "    return [helper(v) for v in p]\n",
+        "    return list(helper(np.asarray(p)))\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(WHOLE_ARRAY))
+def test_whole_array_rewrites_of_real_loop_shapes(name):
+    body, expected = WHOLE_ARRAY[name]
+    head = "import math\nimport numpy as np\n\n\ndef f(p, w, b):\n"
+    source = head + body
+    line = next(i for i, text in enumerate(source.splitlines(), 1) if " for " in f" {text}")
+    rewritten = apply_edits(source, rewrite(STACK, Source(source), line, line))
+    assert rewritten == head + expected
+
+
+@pytest.mark.parametrize(
+    "body, why",
+    [
+        (
+            "    for i in range(len(p)):\n        x = p[i]\n        w += x\n    return w, x\n",
+            "`x`, which the loop binds, is read after it",
+        ),
+        (
+            "    for i in range(len(p)):\n        w += w * p[i]\n    return w\n",
+            "is read or written",
+        ),
+        ("    for i in range(len(p)):\n        print(p[i])\n    return w\n", "print(p[i])"),
+        (
+            "    for i in range(len(p)):\n        w[i] = w[i - 1] + p[i]\n    return w\n",
+            "`w` is read in the iteration that writes it",
+        ),
+        ("    for i in range(1, len(p)):\n        w += p[i]\n    return w\n", "start or a step"),
+    ],
+)
+def test_whole_array_rewrites_refuse_what_would_change_the_results(body, why):
+    source = "import numpy as np\n\n\ndef f(p, w, b):\n" + body
+    with pytest.raises(Unsupported, match=__import__("re").escape(why)):
+        rewrite(STACK, Source(source), 5, 5)
+
+
+LINEAR = """\
+    import numpy as np
+
+
+    def error(b, w, points):
+        total = 0
+        for i in range(0, len(points)):
+            x = points[i, 0]
+            y = points[i, 1]
+            total += (y - (w * x + b)) ** 2
+        return total / float(len(points))
+
+
+    points = np.random.default_rng(0).normal(size=(3000, 2))
+    print(error(0.5, 2.0, points))
+"""
+
+
+def test_whole_array_rewrite_runs_equal_and_a_wrong_rewrite_is_unverified_not_a_mismatch(
+    tmp_path, monkeypatch
+):
+    path = _write(tmp_path, "lin.py", LINEAR)
+    finding = _finding(path, 6, end_line=9)  # TFP101: no fix, the rewrite is measured
+    _run(tmp_path, path, [finding])
+    v = finding.extra["verify"]
+    assert v["equal"] is True and v["variant"] == "rewrite", v
+    assert "+    total += np.sum((points[:, 1] - (w * points[:, 0] + b)) ** 2, axis=0)" in v["diff"]
+
+    from tflint_perf.verify import vectorise
+
+    real = vectorise.vectorise_loop
+    monkeypatch.setattr(
+        vectorise, "vectorise_loop", lambda loop, reads: real(loop, reads) + " * 1.5"
+    )
+    wrong = _finding(path, 6, end_line=9)
+    _run(tmp_path, path, [wrong])
+    v = wrong.extra["verify"]
+    assert v["status"] == "unverified", v
+    assert (
+        "the verification-only rewrite (there is no fix) does not give the same values"
+        in v["reason"]
+    )
 
 
 # -- state: captured once, restored before every run -------------------------------

@@ -221,10 +221,7 @@ class CallSites:
                 except (self.worker.Stop, KeyboardInterrupt):
                     raise
                 except (Exception, SystemExit) as exc:
-                    result = {
-                        "status": "failed",
-                        "reason": self.worker.error_line(exc, self.worker.path),
-                    }
+                    result = self.worker.failed(exc)
                 self.pending.pop(job["id"], None)
                 self.worker.send(type="result", id=job["id"], result=result)
         finally:
@@ -333,10 +330,7 @@ class CallSites:
         try:
             result = self.measure(job, base_fn, args, kwargs)
         except (Exception, SystemExit) as exc:
-            return {
-                "status": "failed",
-                "reason": f"calling `{name}` with {source} raised {self.worker.error_line(exc, self.worker.path)}",
-            }
+            return self.worker.failed(exc, f"calling `{name}` with {source} raised ")
         note = module_error or job.get("main_note")
         result["where"] = f"`{name}` with {source}" + (f" ({ran})" if note else "")
         return result

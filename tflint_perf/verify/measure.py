@@ -52,7 +52,15 @@ class Measurement:
             self.limiter.reset()
         self.worker.seed(framework=seeded)
         self.worker.peak_reset()
-        seconds, value = self.runs[which]()
+        try:
+            seconds, value = self.runs[which]()
+        except Exception as exc:
+            if which == "fixed":  # the variant failed, not the user's code: said apart
+                try:
+                    exc.__tfp_variant__ = True  # type: ignore[attr-defined]
+                except AttributeError:
+                    pass
+            raise
         peak = self.worker.peak()
         if peak is not None:
             self.peaks[which] = max(self.peaks[which] or 0, peak)

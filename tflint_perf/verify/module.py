@@ -135,7 +135,7 @@ def run_module_job(worker, job: dict) -> dict:
     except (worker.Stop, KeyboardInterrupt):
         raise
     except (Exception, SystemExit) as exc:
-        return {"status": "failed", "reason": worker.error_line(exc, worker.path)}
+        return worker.failed(exc)
     result["compared_names"] = parts.outputs
     result["where"] = f"module-level statements, lines {parts.first}-{parts.last}"
     return result

@@ -171,6 +171,8 @@ def _verify_file(session, path, source, by_id, first_id, options, rules, progres
         def done(job_id, raw):
             finding = by_id[job_id]
             outcome = verdicts.timing_verdict(raw, session.device)
+            if variants[job_id] == "rewrite":
+                verdicts.rewrite_outcome(outcome, raw)
             outcome["variant"] = variants[job_id]
             outcome["diff"] = diffs[job_id]
             attach(finding, outcome, session)

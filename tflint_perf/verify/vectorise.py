@@ -11,9 +11,11 @@ every row of ``X`` is not rewritten.
 from __future__ import annotations
 
 import ast
+import builtins
 import copy
 import re
-from typing import TYPE_CHECKING, List, Optional, Tuple
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Tuple
 
 from tflint_perf.engine.rule import Edit
 from tflint_perf.verify.source import Source, Substitute, Unsupported, dotted, last_line, uses
@@ -420,4 +422,587 @@ def stack_to_vector(src: Source, line: int, end_line: int) -> List[Edit]:
     found = _comprehension_at(src, line, end_line)
     if found is not None:
         return _rewrite_comprehension(src, *found)
-    return _rewrite_loop(src, _loop_at(src, line, end_line))
+    listed = _list_comprehension_at(src, line, end_line)
+    starts_here = [
+        n for n in ast.walk(src.tree) if isinstance(n, (ast.For, ast.While)) and n.lineno == line
+    ]
+    if listed is not None and not starts_here:
+        return _rewrite_list_comprehension(src, listed)
+    loop = _loop_at(src, line, end_line)
+    try:
+        return _rewrite_loop(src, loop)
+    except Unsupported as stacked:
+        if not isinstance(loop, ast.For):
+            raise
+        try:
+            return [
+                src.span_edit(
+                    loop, loop, _indented(src, loop, vectorise_loop(loop, _reads(src, loop)))
+                )
+            ]
+        except Unsupported as whole:
+            raise Unsupported(f"{whole} (and as a stacked loop: {stacked})") from None
+
+
+def _indented(src: Source, stmt: ast.stmt, text: str) -> str:
+    indent = src.lines[stmt.lineno - 1][: stmt.col_offset]
+    return ("\n" + indent).join(text.splitlines())
+
+
+def _reads(src: Source, loop: ast.stmt) -> LoopReads:
+    np_ = src.module_alias("numpy")
+    if np_ is None:
+        raise Unsupported("numpy is not imported as a name in the module")
+    return LoopReads(np_, frozenset(_read_after(src, loop)))
+
+
+def _read_after(src: Source, node: ast.stmt) -> set:
+    """Names read after ``node`` runs: later in its block, in enclosing blocks, and in loops around it."""
+    names: set = set()
+
+    def loads(root: ast.AST) -> set:
+        return {
+            n.id for n in ast.walk(root) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        }
+
+    current: ast.AST = node
+    while True:
+        block = src.block_of(current) if isinstance(current, ast.stmt) else None
+        if block is not None:
+            for stmt in block[block.index(current) + 1 :]:
+                names |= loads(stmt)
+        parent = src.parents.get(current)
+        if parent is None or isinstance(
+            parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+        ):
+            return names
+        if isinstance(parent, (ast.For, ast.While)):  # runs again: all of it reads after
+            names |= loads(parent)
+        current = parent
+
+
+def _list_comprehension_at(src: Source, line: int, end_line: int) -> Optional[ast.ListComp]:
+    """A list comprehension over rows at the finding that nothing stacks (``c = [f(x) for x in z]``)."""
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.ListComp) and node.lineno <= line <= last_line(node):
+            return node
+    return None
+
+
+def _rewrite_list_comprehension(src: Source, comp: ast.ListComp) -> List[Edit]:
+    if len(comp.generators) != 1 or comp.generators[0].ifs or comp.generators[0].is_async:
+        raise Unsupported("the comprehension has more than one `for`, or filters rows")
+    generator = comp.generators[0]
+    np_ = src.module_alias("numpy")
+    if np_ is None:
+        raise Unsupported("numpy is not imported as a name in the module")
+    space = _Loop(LoopReads(np_, frozenset()))
+    _header(space, ast.For(generator.target, generator.iter, [], []))
+    value = space.vec(comp.elt)
+    if value.kind == _SAME:
+        raise Unsupported("the comprehension's element does not change with the rows")
+    return [src.span_edit(comp, comp, f"list({ast.unparse(space.whole(value))})")]
+
+
+# -- whole-array rewrites of index loops: accumulation, element writes, appends ----------------
+#
+# The boundary (input: the loop and what the module around it says; output: the replacement
+# source) is kept narrow so that the linter's own TFP101 advice can share this later.
+
+
+@dataclass(frozen=True)
+class LoopReads:
+    """What rewriting a loop needs to know of the code around it."""
+
+    np: str  # how the module names numpy
+    read_after: FrozenSet[str]  # names read after the loop (its results must stay the same)
+
+
+# kinds of whole-array values standing for a per-iteration value
+_SAME, _INDEX, _ROWS, _VEC = "same", "index", "rows", "vector"
+_MATH = {
+    "exp": "exp",
+    "log": "log",
+    "log10": "log10",
+    "log2": "log2",
+    "sqrt": "sqrt",
+    "sin": "sin",
+    "cos": "cos",
+    "tan": "tan",
+    "tanh": "tanh",
+    "floor": "floor",
+    "ceil": "ceil",
+    "fabs": "abs",
+    "pow": "power",
+    "exp2": "exp2",
+    "expm1": "expm1",
+    "log1p": "log1p",
+}
+_BUILTINS = {"abs": "abs", "max": "maximum", "min": "minimum", "pow": "power", "round": "round"}
+_NP_ELEMENTWISE = _ELEMENTWISE | {
+    "power",
+    "exp2",
+    "log2",
+    "log10",
+    "tan",
+    "arctan",
+    "arcsin",
+    "arccos",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "clip",
+    "true_divide",
+    "floor_divide",
+    "mod",
+    "remainder",
+    "rint",
+    "trunc",
+    "fabs",
+    "absolute",
+    "heaviside",
+    "equal",
+    "not_equal",
+    "greater",
+    "less",
+    "greater_equal",
+    "less_equal",
+    "asarray",
+}
+_ROW_REDUCTIONS = {
+    "sum",
+    "max",
+    "min",
+    "mean",
+    "prod",
+    "argmax",
+    "argmin",
+    "any",
+    "all",
+    "std",
+    "var",
+    "amax",
+    "amin",
+}
+
+
+@dataclass(frozen=True)
+class _Value:
+    kind: str
+    node: (
+        ast.expr
+    )  # _INDEX: the count n (the value is arange(n)); _ROWS: the array; else the expression
+
+
+class _Loop:
+    """One loop's index space and the whole-array form of each expression in its body."""
+
+    def __init__(self, reads: LoopReads) -> None:
+        self.np = reads.np
+        self.env: Dict[str, _Value] = {}
+
+    def np_call(self, name: str, *args: ast.expr, **keywords: ast.expr) -> ast.Call:
+        func = ast.parse(f"{self.np}.{name}", mode="eval").body
+        return ast.Call(func, list(args), [ast.keyword(k, v) for k, v in keywords.items()])
+
+    def whole(self, value: _Value) -> ast.expr:
+        """The array a value stands for."""
+        if value.kind == _INDEX:
+            return self.np_call("arange", value.node)
+        if value.kind == _ROWS:
+            return self.np_call("asarray", value.node)
+        return value.node
+
+    # -- expressions ------------------------------------------------------------------
+    def vec(self, node: ast.expr) -> _Value:
+        if isinstance(node, ast.Name):
+            return self.env.get(node.id, _Value(_SAME, node))
+        if isinstance(node, ast.Constant):
+            return _Value(_SAME, node)
+        if isinstance(node, ast.Subscript):
+            return self._subscript(node)
+        if isinstance(node, ast.BinOp):
+            left, right = self.vec(node.left), self.vec(node.right)
+            if left.kind == right.kind == _SAME:
+                return _Value(_SAME, node)
+            return _Value(_VEC, ast.BinOp(self.whole(left), node.op, self.whole(right)))
+        if isinstance(node, ast.UnaryOp):
+            operand = self.vec(node.operand)
+            if operand.kind == _SAME:
+                return _Value(_SAME, node)
+            if isinstance(node.op, ast.Not):
+                return _Value(_VEC, self.np_call("logical_not", self.whole(operand)))
+            return _Value(_VEC, ast.UnaryOp(node.op, self.whole(operand)))
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            left, right = self.vec(node.left), self.vec(node.comparators[0])
+            if left.kind == right.kind == _SAME:
+                return _Value(_SAME, node)
+            if isinstance(node.ops[0], (ast.In, ast.NotIn, ast.Is, ast.IsNot)):
+                raise Unsupported(f"`{ast.unparse(node)}` is not an elementwise comparison")
+            return _Value(_VEC, ast.Compare(self.whole(left), node.ops, [self.whole(right)]))
+        if isinstance(node, ast.IfExp):
+            parts = [self.vec(n) for n in (node.test, node.body, node.orelse)]
+            if all(p.kind == _SAME for p in parts):
+                return _Value(_SAME, node)
+            return _Value(_VEC, self.np_call("where", *map(self.whole, parts)))
+        if isinstance(node, ast.Call):
+            return self._call(node)
+        if isinstance(node, ast.Attribute):
+            inner = self.vec(node.value)
+            if inner.kind == _SAME:
+                return _Value(_SAME, node)
+        if not self._depends(node):
+            return _Value(_SAME, node)
+        raise Unsupported(f"`{ast.unparse(node)}` has no whole-array form here")
+
+    def _depends(self, node: ast.AST) -> bool:
+        return any(isinstance(n, ast.Name) and n.id in self.env for n in ast.walk(node))
+
+    def _index(self, array: ast.expr, components: List[ast.expr]):
+        """The whole-array index of ``array[components]`` (None: no component depends on the loop)."""
+        values = []
+        for component in components:
+            if isinstance(component, ast.Slice):
+                if self._depends(component):
+                    raise Unsupported(f"the slice `{ast.unparse(component)}` moves with the loop")
+                values.append(_Value(_SAME, component))
+            else:
+                values.append(self.vec(component))
+        moving = [v for v in values if v.kind != _SAME]
+        if not moving:
+            return None
+        out: List[ast.expr] = []
+        for value in values:
+            if value.kind == _SAME:
+                out.append(value.node)
+            elif value.kind == _INDEX and len(moving) == 1:  # rows 0..n-1: a slice, or all rows
+                rows = _row_count_of(value.node)
+                whole = rows is not None and rows == ast.dump(array)
+                out.append(ast.Slice(None, None if whole else value.node, None))
+            else:  # several moving components: paired element by element (fancy indexing)
+                out.append(self.whole(value))
+        return out[0] if len(out) == 1 else ast.Tuple(out, ast.Load())
+
+    def _subscript(self, node: ast.Subscript) -> _Value:
+        components = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+        base = self.vec(node.value)
+        if base.kind == _SAME:
+            index = self._index(node.value, components)
+            if index is None:
+                return _Value(_SAME, node)
+            if isinstance(index, ast.Slice) and index.lower is index.upper is index.step is None:
+                return _Value(_VEC, node.value)  # all of its rows: the array itself
+            return _Value(_VEC, ast.Subscript(node.value, index, ast.Load()))
+        if base.kind == _INDEX or self._depends(node.slice):
+            raise Unsupported(f"`{ast.unparse(node)}` indexes with the loop twice")
+        # a row's element k: column k of the whole array
+        index = ast.Tuple([ast.Slice(None, None, None), *components], ast.Load())
+        return _Value(_VEC, ast.Subscript(self.whole(base), index, ast.Load()))
+
+    def _call(self, node: ast.Call) -> _Value:
+        args = [self.vec(a) for a in node.args]
+        keywords = [(k.arg, self.vec(k.value)) for k in node.keywords]
+        if all(v.kind == _SAME for v in args) and all(v.kind == _SAME for _, v in keywords):
+            return _Value(_SAME, node)
+        if any(v.kind != _SAME for _, v in keywords) or any(k is None for k, _ in keywords):
+            raise Unsupported(f"`{ast.unparse(node)}` passes a per-iteration value by keyword")
+        name = dotted(node.func)
+        whole = [self.whole(v) for v in args]
+        kept = [ast.keyword(k, v.node) for k, v in keywords]
+        head, _, short = name.rpartition(".")
+        if head == "math" and short in _MATH and not kept:
+            return _Value(_VEC, self.np_call(_MATH[short], *whole))
+        if name in _BUILTINS and not kept and (name in ("abs", "round") or len(whole) == 2):
+            return _Value(_VEC, self.np_call(_BUILTINS[name], *whole))
+        if name in ("float", "int", "bool") and len(whole) == 1:
+            cast = ast.Attribute(self.np_call("asarray", whole[0]), "astype", ast.Load())
+            return _Value(_VEC, ast.Call(cast, [ast.Name(name, ast.Load())], []))
+        if head == self.np and short in _ROW_REDUCTIONS and len(whole) == 1 and not kept:
+            return _Value(_VEC, self._row_reduction(short, whole[0]))
+        if (
+            head == self.np
+            and short in ("dot", "matmul")
+            and len(args) == 2
+            and args[1].kind == _SAME
+        ):
+            return _Value(_VEC, self.np_call(short, *whole))
+        if head == self.np and short == "reshape" and len(args) == 2 and args[1].kind == _SAME:
+            shape = args[1].node
+            if not isinstance(shape, ast.Tuple) or "-1" in ast.unparse(shape):
+                raise Unsupported(f"`{ast.unparse(node)}`: the new shape is not a literal tuple")
+            return _Value(
+                _VEC,
+                self.np_call(
+                    "reshape", whole[0], ast.Tuple([ast.Constant(-1), *shape.elts], ast.Load())
+                ),
+            )
+        if head == self.np and short in _NP_ELEMENTWISE:
+            return _Value(_VEC, ast.Call(node.func, whole, kept))
+        if isinstance(node.func, ast.Attribute) and self.vec(node.func.value).kind != _SAME:
+            return self._method(node, self.vec(node.func.value), whole)
+        if isinstance(node.func, ast.Name) and not hasattr(builtins, node.func.id):
+            # a function of the module's own: called once on the whole arrays (elementwise or not:
+            # the values are compared before anything is timed)
+            return _Value(_VEC, ast.Call(node.func, whole, kept))
+        raise Unsupported(f"`{ast.unparse(node)}` has no whole-array form known here")
+
+    def _row_reduction(self, short: str, array: ast.expr) -> ast.expr:
+        """One reduction per row, over all of the row's elements (as the call on one row does)."""
+        rows = ast.Call(
+            ast.Attribute(array, "reshape", ast.Load()),
+            [ast.Call(ast.Name("len", ast.Load()), [array], []), ast.Constant(-1)],
+            [],
+        )
+        return self.np_call(short, rows, axis=ast.Constant(1))
+
+    def _method(self, node: ast.Call, owner: _Value, whole: List[ast.expr]) -> _Value:
+        method = node.func.attr  # type: ignore[attr-defined]
+        array = self.whole(owner)
+        if method in _ROW_REDUCTIONS and not whole and not node.keywords:
+            return _Value(_VEC, self._row_reduction(method, array))
+        if method in ("dot", "astype") and len(whole) == 1 and not node.keywords:
+            return _Value(_VEC, ast.Call(ast.Attribute(array, method, ast.Load()), whole, []))
+        raise Unsupported(f"`{ast.unparse(node)}` has no whole-array form known here")
+
+
+def _header(space: _Loop, loop: ast.For) -> None:
+    """What the loop's target names stand for."""
+    target, iterator = loop.target, loop.iter
+    call = iterator if isinstance(iterator, ast.Call) else None
+    name = dotted(call.func) if call is not None else ""
+    if name == "range" and isinstance(target, ast.Name) and call is not None:
+        args = call.args
+        if call.keywords or not 1 <= len(args) <= 3:
+            raise Unsupported("the range takes keyword arguments")
+        start = args[0] if len(args) > 1 else ast.Constant(0)
+        step = args[2] if len(args) > 2 else ast.Constant(1)
+        if not (_literal(start) == 0 and _literal(step) == 1):
+            raise Unsupported("the range has a start or a step: not the rows 0..n-1")
+        space.env[target.id] = _Value(_INDEX, args[-2] if len(args) == 3 else args[-1])
+        return
+    if name == "enumerate" and call is not None and len(call.args) == 1 and not call.keywords:
+        if not (
+            isinstance(target, ast.Tuple)
+            and len(target.elts) == 2
+            and all(isinstance(e, ast.Name) for e in target.elts)
+        ):
+            raise Unsupported("enumerate's target is not `index, row`")
+        index, row = target.elts
+        array = call.args[0]
+        space.env[index.id] = _Value(_INDEX, ast.Call(ast.Name("len", ast.Load()), [array], []))  # type: ignore[attr-defined]
+        space.env[row.id] = _Value(_ROWS, array)  # type: ignore[attr-defined]
+        return
+    if name == "zip" and call is not None and not call.keywords and isinstance(target, ast.Tuple):
+        if len(target.elts) != len(call.args) or not all(
+            isinstance(e, ast.Name) for e in target.elts
+        ):
+            raise Unsupported("zip's target does not name one row per array")
+        for element, array in zip(target.elts, call.args):
+            space.env[element.id] = _Value(_ROWS, array)  # type: ignore[attr-defined]
+        return
+    if isinstance(target, ast.Name) and name not in ("range", "enumerate", "zip"):
+        space.env[target.id] = _Value(_ROWS, iterator)
+        return
+    raise Unsupported(
+        "the loop's header is not `for i in range(n)`, `for row in X`, enumerate or zip"
+    )
+
+
+def _literal(node: ast.AST):
+    return node.value if isinstance(node, ast.Constant) else None
+
+
+def _statement(space: _Loop, stmt: ast.stmt, out: List[str], stored: set) -> None:
+    """The whole-array form of one statement of the body, appended to ``out``."""
+    if isinstance(stmt, ast.If):
+        _branch(space, stmt, out, stored)
+        return
+    if (
+        isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+    ):
+        name = stmt.targets[0].id
+        value = stmt.value
+        if (
+            isinstance(value, ast.BinOp)
+            and isinstance(value.left, ast.Name)
+            and value.left.id == name
+        ):
+            _accumulate(space, name, value.op, value.right, out, stored)
+            return
+        if uses(value, name):
+            raise Unsupported(f"`{name}` depends on its value in the iteration before")
+        space.env[name] = space.vec(value)
+        return
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+        _accumulate(space, stmt.target.id, stmt.op, stmt.value, out, stored)
+        return
+    if isinstance(stmt, (ast.Assign, ast.AugAssign)):
+        target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) != 1:
+            raise Unsupported("a chained assignment")
+        if isinstance(target, ast.Subscript):
+            _write(space, target, stmt, out, stored)
+            return
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        call = stmt.value
+        if (
+            isinstance(call.func, ast.Attribute)
+            and call.func.attr == "append"
+            and isinstance(call.func.value, ast.Name)
+            and len(call.args) == 1
+            and not call.keywords
+        ):
+            owner = call.func.value.id
+            element = space.vec(call.args[0])
+            if element.kind == _SAME or owner in space.env or uses(call.args[0], owner):
+                raise Unsupported(f"`{owner}.append(...)` is not one element per iteration")
+            stored.add(owner)
+            out.append(f"{owner}.extend(list({ast.unparse(space.whole(element))}))")
+            return
+    raise Unsupported(
+        f"the loop body has `{ast.unparse(stmt).splitlines()[0]}`, which has no whole-array form here"
+    )
+
+
+def _accumulate(
+    space: _Loop, name: str, op: ast.operator, value: ast.expr, out: List[str], stored: set
+) -> None:
+    reductions = {ast.Add: ("sum", "+="), ast.Sub: ("sum", "-="), ast.Mult: ("prod", "*=")}
+    if type(op) not in reductions or name in space.env:
+        raise Unsupported(f"`{name}` is not accumulated by +, - or *")
+    if uses(value, name) or name in stored:
+        raise Unsupported(f"`{name}` is read or written elsewhere in the loop")
+    whole = space.vec(value)
+    if whole.kind == _SAME:
+        raise Unsupported(f"what is added to `{name}` does not change with the loop")
+    stored.add(name)
+    reduce, operator = reductions[type(op)]
+    out.append(
+        f"{name} {operator} {ast.unparse(space.np_call(reduce, space.whole(whole), axis=ast.Constant(0)))}"
+    )
+
+
+def _write(space: _Loop, target: ast.Subscript, stmt, out: List[str], stored: set) -> None:
+    owner = target.value
+    if space._depends(owner):
+        raise Unsupported("the array written to changes with the loop")
+    components = list(target.slice.elts) if isinstance(target.slice, ast.Tuple) else [target.slice]
+    index = space._index(owner, components)
+    if index is None:
+        raise Unsupported("the loop writes the same element in every iteration")
+    value = space.vec(stmt.value)
+    owner_text = ast.unparse(owner)
+    if any(
+        owner_text == ast.unparse(n)
+        for n in ast.walk(stmt.value)
+        if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript))
+    ):
+        raise Unsupported(f"`{owner_text}` is read in the iteration that writes it")
+    stored.add(owner_text)
+    whole = ast.unparse(space.whole(value))
+    place = ast.unparse(ast.Subscript(owner, index, ast.Load()))
+    if isinstance(stmt, ast.Assign):
+        out.append(f"{place} = {whole}")
+        return
+    if isinstance(index, ast.Tuple):
+        unique = not any(_fancy(e) for e in index.elts)
+    else:
+        unique = not _fancy(index)
+    operators = {ast.Add: ("+=", "add"), ast.Sub: ("-=", "subtract"), ast.Mult: ("*=", "multiply")}
+    if type(stmt.op) not in operators:
+        raise Unsupported("an in-place update other than +, - or *")
+    operator, ufunc = operators[type(stmt.op)]
+    if unique:  # each element once: the update on the whole slice
+        out.append(f"{place} {operator} {whole}")
+    else:  # computed indices may repeat: ufunc.at adds up repeats, as the loop does
+        out.append(f"{space.np}.{ufunc}.at({owner_text}, {ast.unparse(index)}, {whole})")
+
+
+def _fancy(node: ast.expr) -> bool:
+    return not isinstance(node, (ast.Slice, ast.Constant, ast.Name))
+
+
+def _branch(space: _Loop, stmt: ast.If, out: List[str], stored: set) -> None:
+    """``if c: x[i] = a else: x[i] = b`` -> ``x[...] = where(c, a, b)``; ``if c: acc += a`` likewise."""
+    if len(stmt.body) != 1 or len(stmt.orelse) > 1:
+        raise Unsupported("a branch of the loop body does more than one thing")
+    test = stmt.test
+    first, other = stmt.body[0], (stmt.orelse[0] if stmt.orelse else None)
+    if isinstance(first, ast.AugAssign) and isinstance(first.target, ast.Name) and other is None:
+        value = ast.Call(
+            ast.parse(f"{space.np}.where", mode="eval").body,
+            [test, first.value, ast.Constant(0)],
+            [],
+        )
+        _accumulate(space, first.target.id, first.op, value, out, stored)
+        return
+    if (
+        isinstance(first, ast.Assign)
+        and len(first.targets) == 1
+        and isinstance(first.targets[0], ast.Subscript)
+        and (
+            other is None
+            or (
+                isinstance(other, ast.Assign)
+                and ast.dump(other.targets[0]) == ast.dump(first.targets[0])
+            )
+        )
+    ):
+        orelse = other.value if other is not None else first.targets[0]
+        if other is None:
+            orelse = ast.Subscript(first.targets[0].value, first.targets[0].slice, ast.Load())
+        value = ast.Call(
+            ast.parse(f"{space.np}.where", mode="eval").body, [stmt.test, first.value, orelse], []
+        )
+        merged = ast.Assign([first.targets[0]], value)
+        if other is None:  # the element keeps its value where the test fails: read before written
+            _write_keeping(space, first.targets[0], merged, out, stored)
+            return
+        _write(space, first.targets[0], merged, out, stored)
+        return
+    raise Unsupported("a branch of the loop body that is not one element write or accumulation")
+
+
+def _write_keeping(
+    space: _Loop, target: ast.Subscript, stmt: ast.Assign, out: List[str], stored: set
+) -> None:
+    components = list(target.slice.elts) if isinstance(target.slice, ast.Tuple) else [target.slice]
+    index = space._index(target.value, components)
+    if index is None:
+        raise Unsupported("the loop writes the same element in every iteration")
+    value = space.whole(space.vec(stmt.value))
+    stored.add(ast.unparse(target.value))
+    out.append(
+        f"{ast.unparse(ast.Subscript(target.value, index, ast.Load()))} = {ast.unparse(value)}"
+    )
+
+
+def vectorise_loop(loop: ast.For, reads: LoopReads) -> str:
+    """The statements that replace ``loop``: the work of all iterations on whole arrays at once.
+
+    Handles accumulation (``total += f(x[i])`` -> one reduction), element writes
+    (``out[i] = f(x[i])``, ``onehot[y[i], i] = 1``, ``np.add.at`` for computed
+    indices), appends (``rows.append(f(r))`` -> one ``extend``), and bodies that
+    bind per-row values first (``x = points[i, 0]; y = points[i, 1]; err += (y - x) ** 2``)
+    or choose by a test (``np.where``). Raises ``Unsupported`` naming what does not fit.
+    """
+    if loop.orelse:
+        raise Unsupported("the loop has an else")
+    space = _Loop(reads)
+    _header(space, loop)
+    out: List[str] = []
+    stored: set = set()
+    for stmt in loop.body:
+        _statement(space, stmt, out, stored)
+    bound = set(space.env) | {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    kept = sorted(bound & reads.read_after)
+    if kept:
+        raise Unsupported(f"`{kept[0]}`, which the loop binds, is read after it")
+    if not out:
+        raise Unsupported("the loop computes nothing that outlives it")
+    return "\n".join(out)

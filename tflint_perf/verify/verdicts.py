@@ -124,6 +124,22 @@ def timing_verdict(raw: dict, device: str) -> dict:
     return out
 
 
+def rewrite_outcome(out: dict, raw: dict) -> None:
+    """A verification-only rewrite that differs or fails says nothing about the code: unverified."""
+    if out.get("status") == MISMATCH:
+        out["status"] = UNVERIFIED
+        out["reason"] = (
+            "the verification-only rewrite (there is no fix) does not give the same values here, "
+            f"so nothing was timed: {out['reason'].split(': ', 1)[-1]}"
+        )
+    elif out.get("status") == FAILED and raw.get("variant_failed"):
+        out["status"] = UNVERIFIED
+        out["reason"] = (
+            "the verification-only rewrite (there is no fix) does not run here, so nothing was "
+            f"timed: {out['reason']}"
+        )
+
+
 def add_first_calls(out: dict, runs: List[Dict[str, float]]) -> None:
     """First calls, each timed in its own fresh worker, in both orders (``runs``: one dict per order)."""
     if not runs or any(set(r) != {"baseline", "fixed"} for r in runs):

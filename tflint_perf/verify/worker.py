@@ -110,6 +110,16 @@ class Worker:
         except (OSError, ValueError, AttributeError):
             pass
 
+    def failed(self, exc: BaseException, prefix: str = "") -> dict:
+        """A failed result; when the measured variant (not the original) raised, it says so."""
+        variant = bool(getattr(exc, "__tfp_variant__", False))
+        what = "the measured variant raised " if variant else prefix
+        return {
+            "status": "failed",
+            "reason": what + self.error_line(exc, self.path),
+            "variant_failed": variant,
+        }
+
     def annotate(self, result: dict) -> dict:
         """A refused action ends the finding as unverified (named); synthetic data is said."""
         from tflint_perf.verify.datasets import USED
