@@ -489,6 +489,70 @@ def test_tfp103_rewrite_collects_pieces_and_concatenates_once():
         rewrite(CONCAT, Source(source), 3, 3)
 
 
+GROWN_IN_BRANCHES = """\
+    import numpy as np
+
+
+    def flags(scores, limit):
+        hits = np.zeros((0,))
+        for row in scores:
+            for s in row:
+                if s < 0:
+                    hits = np.append(hits, 0)
+                    continue
+                if s > limit:
+                    hits = np.append(hits, 1)
+                else:
+                    hits = np.append(hits, 2)
+        return hits
+
+
+    def tiles(images, per_row):
+        grid = np.array([])
+        for b in range(images.shape[0]):
+            if (b + 1) % per_row == 0:
+                if grid.size == 0:
+                    grid = images[b]
+                else:
+                    grid = np.concatenate((grid, images[b]), axis=0)
+        return grid
+
+
+    rng = np.random.default_rng(0)
+    print(flags(rng.normal(size=(40, 30)), 0.5).sum(), tiles(rng.normal(size=(64, 4, 4)), 4).shape)
+"""
+
+
+def test_tfp103_rewrite_grows_in_branches_and_from_an_empty_start():
+    source = textwrap.dedent(GROWN_IN_BRANCHES)
+    flat = apply_edits(source, rewrite(CONCAT, Source(source), 9, 9))
+    assert "    __tfp_parts = [hits]\n    for row in scores:" in flat
+    assert flat.count("__tfp_parts.append(") == 3 and "continue" in flat  # every branch, in order
+    assert (
+        "    if len(__tfp_parts) > 1:\n        hits = np.concatenate([np.ravel(__p) for __p in __tfp_parts])"
+        in flat
+    )
+    grid = apply_edits(source, rewrite(CONCAT, Source(source), 25, 25))
+    assert "        if (b + 1) % per_row == 0:\n            __tfp_parts.append(images[b])\n" in grid
+    assert "    if __tfp_parts:\n        grid = np.concatenate(__tfp_parts, axis=0)\n" in grid
+    reset = source.replace(
+        "                grid = np.concatenate",
+        "                grid = grid[1:]\n                grid = np.concatenate",
+    )
+    assert reset != source
+    with pytest.raises(Unsupported, match="uses `grid` other than to grow it"):
+        rewrite(CONCAT, Source(reset), 26, 26)
+
+
+def test_tfp103_rewrites_run_equal(tmp_path):
+    path = _write(tmp_path, "grow.py", GROWN_IN_BRANCHES)
+    findings = [_finding(path, 9, code="TFP103"), _finding(path, 25, code="TFP103")]
+    _run(tmp_path, path, findings)
+    for finding in findings:
+        v = finding.extra["verify"]
+        assert v["equal"] is True and v["variant"] == "rewrite", v
+
+
 def test_fix_that_adds_an_import_is_timed_as_the_function_alone(tmp_path):
     import ast as ast_mod
 
