@@ -243,10 +243,12 @@ class ElementwiseLoop(Rule):
     triggers = ("for ", "while ")
     fixable = False
     # For --verify: the tensor the loop walks gets a batch of rows when nothing
-    # calls the function; without a fix the loop is timed against one vectorised
-    # expression (a verification-only rewrite).
+    # calls the function (parameters used only in arithmetic get a float); without
+    # a fix the loop is timed against one vectorised expression (a verification-only
+    # rewrite).
     verification = Verification(
-        inputs=(Input("iterated", InputKind.ROWS),), rewrite=Rewrite.STACK_TO_VECTOR
+        inputs=(Input("iterated", InputKind.ROWS), Input("coefficient", InputKind.SCALAR)),
+        rewrite=Rewrite.STACK_TO_VECTOR,
     )
 
     @classmethod

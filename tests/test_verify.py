@@ -850,6 +850,13 @@ def test_whole_array_rewrite_runs_equal_and_a_wrong_rewrite_is_unverified_not_a_
     assert v["equal"] is True and v["variant"] == "rewrite", v
     assert "+    total += np.sum((points[:, 1] - (w * points[:, 0] + b)) ** 2, axis=0)" in v["diff"]
 
+    uncalled = _write(tmp_path, "lin2.py", LINEAR.replace("    print(error(", "    # print(error("))
+    alone = _finding(uncalled, 6, end_line=9)
+    _run(tmp_path, uncalled, [alone])
+    v = alone.extra["verify"]
+    assert v["equal"] is True, v
+    assert "synthesised inputs (b: a float, w: a float, points: numpy float64 256x32)" in v["where"]
+
     from tflint_perf.verify import vectorise
 
     real = vectorise.vectorise_loop
