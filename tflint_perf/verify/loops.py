@@ -150,10 +150,8 @@ class LoopLimiter:
         if not self.cut:
             return ""
         parts = [
-            f"line {self.lines.get(key, '?')} (`{key}`): {self.limits.get(key) if self.limits else n}"
+            f"the loop at line {self.lines.get(key, '?')} ran its first "
+            f"{(self.limits or {}).get(key, n)} iterations"
             for key, n in sorted(self.cut.items(), key=lambda kv: self.lines.get(kv[0], 0))
         ]
-        return (
-            "long loops measured by their first iterations, the same in both variants: "
-            + ", ".join(parts)
-        )
+        return "; ".join(parts) + " in every run of either variant (a long loop, cut)"
