@@ -102,8 +102,7 @@ def run(args, results, settings, findings: List[Finding], fixed: int) -> Tuple[L
                     source = view.source
             except (OSError, ValueError):
                 source = None
-        findings = sorted(result.findings, key=Finding.sort_key)
-        files.append((result.path, source, findings, view))
+        files.append((result.path, source, sorted(result.findings, key=Finding.sort_key), view))
     session = verify(files, opts, {r.code: r for r in all_rules()})
     args.verify_session = session
     if args.verify_report:
