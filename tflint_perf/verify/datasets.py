@@ -2,7 +2,7 @@
 
 In a worker, ``keras.datasets.<name>.load_data`` (and ``tf.keras``,
 ``tf_keras``), ``tensorflow_datasets.load`` for common datasets and
-``keras.utils.get_file`` never download. Known datasets give random data
+``keras.utils.get_file`` (for a few text and table files) never download. Known datasets give random data
 of the real shapes, dtypes, value ranges and sizes (seeded: the same in
 every run and in both variants); every use is recorded, so the verdict
 says the data was synthetic. Anything else that would download raises
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import zlib
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, NoReturn, Optional, Tuple
 
 from tflint_perf.verify.guard import Refused
 
@@ -21,7 +21,7 @@ USED: List[str] = []  # what was synthesised in this worker, in order
 GUARD: Any = None  # the worker's Guard: a refused download is recorded like any refused action
 
 
-def _refuse(action: str) -> None:
+def _refuse(action: str) -> NoReturn:
     if GUARD is not None:
         GUARD.refuse(action)
     raise Refused(13, f"tflint-perf --verify refused {action} (guard rails)")
@@ -49,8 +49,12 @@ _ARRAYS: Dict[str, Tuple[int, int, tuple, str, tuple, str, Optional[int]]] = {
     "boston_housing": (404, 102, (13,), "float64", (), "float64", None),
     "california_housing": (16512, 4128, (8,), "float32", (), "float32", None),
 }
-# name: (examples in all, test share by default (None: 25,000 + 25,000), classes, vocabulary, mean length)
-_SEQUENCES = {"imdb": (50000, None, 2, 88584, 238), "reuters": (11228, 0.2, 46, 30979, 145)}
+# name: (examples in all, test share by default (None: 25,000 + 25,000), classes, vocabulary,
+# median length, log-normal spread): IMDB reviews have a median of 174 words and a mean of 238.
+_SEQUENCES = {
+    "imdb": (50000, None, 2, 88584, 174, 0.79),
+    "reuters": (11228, 0.2, 46, 30979, 95, 0.92),
+}
 
 
 def _array_split(name: str, n: int, spec, part: str, **kwargs):
@@ -92,7 +96,7 @@ def _keras_arrays(name: str):
 
 
 def _keras_sequences(name: str):
-    total, test_share, classes, vocabulary, mean = _SEQUENCES[name]
+    total, test_share, classes, vocabulary, median, spread = _SEQUENCES[name]
 
     def load_data(
         path=None,
@@ -110,14 +114,13 @@ def _keras_sequences(name: str):
 
         _note(f"keras.datasets.{name}")
         rng = _rng(name)
-        lengths = np.clip(rng.poisson(mean, total), 8, 4 * mean)
-        xs, labels = [], rng.integers(0, classes, total).astype("int64")
-        for length in lengths:
-            words = (rng.zipf(1.3, int(length)) % vocabulary).tolist()
-            row = ([start_char] if start_char is not None else []) + [w + index_from for w in words]
-            if num_words:
-                row = [w if skip_top <= w < num_words else oov_char for w in row]
-            xs.append(row)
+        lengths = np.clip(rng.lognormal(np.log(median), spread, total), 8, 2500).astype(int)
+        labels = rng.integers(0, classes, total).astype("int64")
+        words = rng.zipf(1.3, int(lengths.sum())) % vocabulary + index_from
+        if num_words:
+            words = np.where((words >= skip_top) & (words < num_words), words, oov_char)
+        head = [start_char] if start_char is not None else []
+        xs = [head + row.tolist() for row in np.split(words, np.cumsum(lengths)[:-1])]
         keep = [i for i, x in enumerate(xs) if not maxlen or len(x) < maxlen]
         xs, labels = [xs[i] for i in keep], labels[keep]
         split = len(xs) // 2 if test_split is None else int(len(xs) * (1 - test_split))
@@ -155,10 +158,59 @@ KERAS_DATASET = re.compile(rf"(^|\.)datasets\.({'|'.join([*_ARRAYS, *_SEQUENCES]
 # -- keras.utils.get_file --------------------------------------------------------
 
 
+def _shakespeare(rng) -> str:
+    words = [f"w{i}" for i in range(3000)]
+    lines = []
+    for _ in range(40000):  # about 1.1 MB, as the real file
+        lines.append(" ".join(words[i] for i in rng.integers(0, len(words), rng.integers(3, 9))))
+    return "\n".join(lines) + "\n"
+
+
+def _auto_mpg(rng) -> str:
+    rows = []
+    for i in range(398):
+        values = rng.uniform([9, 3, 68, 46, 1600, 8, 70, 1], [47, 8, 455, 230, 5140, 25, 82, 3])
+        cells = [f"{values[0]:.1f}", str(int(values[1])), f"{values[2]:.1f}", f"{values[3]:.1f}"]
+        cells += [f"{values[4]:.1f}", f"{values[5]:.1f}", str(int(values[6])), str(int(values[7]))]
+        rows.append("   ".join(cells) + f'\t"car {i}"')
+    return "\n".join(rows) + "\n"
+
+
+def _housing(rng) -> str:
+    return (
+        "\n".join(" ".join(f"{v:.4f}" for v in rng.uniform(0, 100, 14)) for _ in range(506)) + "\n"
+    )
+
+
+# file name -> (what it is, a generator of text of its real format and size)
+_FILES = {
+    "shakespeare.txt": ("Shakespeare text", _shakespeare),
+    "auto-mpg.data": ("Auto MPG table", _auto_mpg),
+    "housing.data": ("Boston housing table", _housing),
+}
+
+
 def get_file(fname=None, origin=None, *args, **kwargs):
-    """No download: files are not synthesised, so every download is refused at once."""
-    url = origin or kwargs.get("origin") or fname or ""
-    _refuse(f"downloading {url} with get_file (network)")
+    """Known text and table files are written synthetic; every other download is refused at once."""
+    import os
+
+    url = origin or kwargs.get("origin") or ""
+    name = os.path.basename(str(fname or url.rsplit("/", 1)[-1]))
+    known = _FILES.get(name)
+    if known is None or kwargs.get("extract") or kwargs.get("untar"):
+        _refuse(f"downloading {url or fname} with get_file (network)")
+    what, make = known
+    folder = os.path.join(
+        os.path.expanduser(kwargs.get("cache_dir") or "~/.keras"),
+        kwargs.get("cache_subdir", "datasets"),
+    )
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, name)
+    if not os.path.exists(path):
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(make(_rng(name)))
+    _note(f"get_file {name} ({what})")
+    return path
 
 
 def patch_get_file(module) -> None:
