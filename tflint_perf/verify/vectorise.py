@@ -507,7 +507,7 @@ def _rewrite_list_comprehension(src: Source, comp: ast.ListComp) -> List[Edit]:
 # -- whole-array rewrites of index loops: accumulation, element writes, appends ----------------
 #
 # The boundary (input: the loop and what the module around it says; output: the replacement
-# source) is kept narrow so that the linter's own TFP101 advice can share this later.
+# source) is kept narrow so that the linter's own advice for elementwise loops can share it later.
 
 
 @dataclass(frozen=True)
