@@ -118,6 +118,12 @@ def timing_verdict(raw: dict, device: str) -> dict:
     if raw.get("limited"):
         out["limited"] = raw["limited"]
         reason += f"; {raw['limited']}"
+    if raw.get("shortened"):
+        out["shortened"] = raw["shortened"]
+        reason += (
+            "; the module's own training before the measured code was cut to one epoch, the "
+            f"same model for both variants ({', '.join(raw['shortened'][:3])})"
+        )
     if raw.get("synthetic_data"):
         reason += f"; on synthetic data ({', '.join(raw['synthetic_data'])}: random values of the real shapes and dtypes)"
     out["reason"] = "; ".join([reason] + [n for n in (raw.get("note"),) if n])

@@ -123,10 +123,13 @@ class Worker:
     def annotate(self, result: dict) -> dict:
         """A refused action ends the finding as unverified (named); synthetic data is said."""
         from tflint_perf.verify.datasets import USED
+        from tflint_perf.verify.imports import SHORTENED
 
         result = dict(result)
         if USED:
             result["synthetic_data"] = list(USED)
+        if SHORTENED:
+            result["shortened"] = list(dict.fromkeys(SHORTENED))
         refused = list(dict.fromkeys(self.guard.refused)) if self.guard is not None else []
         if refused:
             where = re.search(r"\(line \d+\)\)?$", result.get("reason") or "")
