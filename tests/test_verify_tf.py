@@ -130,7 +130,9 @@ def test_methods_synthetic_datasets_and_tensorflow_guard_rails(tmp_path, cli_env
     rmtree.write_text(
         (SAMPLES / "download_refused.py")
         .read_text()
-        .replace("path = tf.keras.utils.get_file(", f"tf.io.gfile.rmtree({str(canary)!r})\nif 0:(")
+        .replace(
+            "path = tf.keras.utils.get_file(", f"tf.io.gfile.rmtree({str(canary)!r})\nif 0:print("
+        )
     )
     paths = [SAMPLES / "agent_method.py", SAMPLES / "download_refused.py", rmtree]
     proc, findings = _check_json(paths, "TFP101,TFP403", cli_env)
@@ -139,9 +141,12 @@ def test_methods_synthetic_datasets_and_tensorflow_guard_rails(tmp_path, cli_env
     v = by_file["agent_method.py"]
     assert v["equal"] is True and "`Agent.act_all` at its call site" in v["where"], v
     assert v["synthetic_data"] == ["keras.datasets.mnist"] and "on synthetic data" in v["reason"]
+    assert v["shortened"] == ["fit at line 30: 1 of 50 epochs"], v
     v = by_file["download_refused.py"]
     assert v["status"] == "unverified", v
-    assert "refused downloading http://archive.ics.uci.edu/ml/" in v["reason"], v
+    assert (
+        "refused downloading https://storage.googleapis.com/download.tensorflow.org/" in v["reason"]
+    )
     v = by_file["rmtree.py"]
     assert v["status"] == "unverified" and f"deleting the folder `{canary}`" in v["reason"], v
     assert (canary / "keep.txt").read_text() == "keep\n"

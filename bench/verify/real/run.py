@@ -88,7 +88,9 @@ def _named_paths(project: Path, rows: list) -> set:
     found = set()
     for path in {r["path"] for r in rows}:
         text = (project / path).read_text(encoding="utf-8", errors="replace")
-        for match in re.finditer(r"""['"](/(?:tmp|home|root|var|data|mnt)[^'"\\\s]*|~/[^'"\\\s]*)['"]""", text):
+        for match in re.finditer(
+            r"""['"](/(?:tmp|home|root|var|data|mnt)[^'"\\\s]*|~/[^'"\\\s]*)['"]""", text
+        ):
             found.add(Path(os.path.expanduser(match.group(1))))
     return found
 
@@ -165,7 +167,11 @@ def table(matched: list) -> list:
         v = (finding or {}).get("verify") or {}
         status = v.get("status", "not found")
         why = v.get("where") or ""
-        why = f"{why}: {v.get('reason', '')}" if why else v.get("reason", "the linter did not report it")
+        why = (
+            f"{why}: {v.get('reason', '')}"
+            if why
+            else v.get("reason", "the linter did not report it")
+        )
         lines.append(
             f"| {index} | `{row['path']}:{row['line']}` | {row['code']} | {row['kind']} | "
             f"**{status}** | {_speedup(v)} | {_cell(why)} |"
@@ -242,8 +248,12 @@ def main(argv=None) -> int:
         else "",
         "Wall time: " + ", ".join(f"{w:.0f} s" for w in walls) + ".",
         "Written outside the working copies: "
-        + ("nothing (checked: the scratch project, the corpus, ~/.keras, ~/tensorflow_datasets and "
-           "the absolute paths the scripts name)." if not leaks else f"{len(leaks)} change(s):"),
+        + (
+            "nothing (checked: the scratch project, the corpus, ~/.keras, ~/tensorflow_datasets and "
+            "the absolute paths the scripts name)."
+            if not leaks
+            else f"{len(leaks)} change(s):"
+        ),
     ]
     lines = head + [f"- {leak}" for leak in leaks[:50]]
     lines += ["", "## Verdicts", ""] + table(runs[0]) + ["", "## Meaningful verdicts per rule", ""]
