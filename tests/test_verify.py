@@ -1123,3 +1123,38 @@ def test_notebook_cells_run_joined_and_the_verdict_names_cells(tmp_path):
     assert written["cells"][2]["source"][1] == "    return x.sum(axis=1)\n"
     assert written["cells"][3]["cell_type"] == "markdown"  # the rest of the file as it was
     assert [f.code for f in lint_file(path, Settings()).findings] == []
+
+
+LATE = """\
+    import numpy as np
+
+
+    class Agent:
+        def __init__(self):
+            self.calls = 0
+
+        def act(self, x):
+            self.calls += 1
+            if self.calls < CALLS:
+                return 0.0
+            return float(np.array([float(r.sum()) for r in x]).sum())
+
+
+    agent = Agent()
+    for _ in range(60):
+        agent.act(np.ones((50, 4)))
+"""
+
+
+@pytest.mark.parametrize("calls, status", [(3, "mismatch"), (1000, "unverified")])
+def test_a_call_that_skips_the_flagged_line_is_not_measured(tmp_path, calls, status):
+    """Measured at the first call that runs the flagged line (an agent exploring at first)."""
+    path = _write(tmp_path, "late.py", LATE.replace("CALLS", str(calls)))
+    # a fix that changes the value: only a call that runs the flagged line can tell
+    fix = _replace_line(path, 12, "        return float(x.sum()) + 1.0")
+    finding = _finding(path, 12, fix=fix)
+    _run(tmp_path, path, [finding])
+    v = finding.extra["verify"]
+    assert v["status"] == status, v
+    if status == "unverified":
+        assert "was called 50 times and never ran the flagged line 12" in v["reason"], v

@@ -30,8 +30,10 @@ from typing import Optional
 
 from tflint_perf.verify.loops import NAME as LOOPS
 from tflint_perf.verify.loops import LoopLimiter, instrument
-from tflint_perf.verify.measure import Measurement
+from tflint_perf.verify.measure import Measurement, NotReached
 from tflint_perf.verify.state import State
+
+MAX_MISSES = 50  # calls that skip the flagged lines before the finding is given up
 
 
 def _label(job: dict) -> str:
@@ -135,6 +137,7 @@ class CallSites:
         self.wrappers: dict = {}  # (owner or None, name) -> wrapper
         self.originals: dict = {}  # (owner or None, name) -> the module's own function
         self.classes: dict = {}
+        self.misses: dict = {}  # job id -> calls that did not run the flagged lines
         self.busy = False
 
     def _fixed_def(self, job: dict) -> ast.FunctionDef:
@@ -220,6 +223,15 @@ class CallSites:
                     result["where"] = f"`{_label(job)}` at its call site (line {line})"
                 except (self.worker.Stop, KeyboardInterrupt):
                     raise
+                except NotReached:  # this call skips the flagged lines: wait for one that runs them
+                    self.misses[job["id"]] = self.misses.get(job["id"], 0) + 1
+                    if self.misses[job["id"]] < MAX_MISSES:
+                        continue
+                    result = {
+                        "status": "unverified",
+                        "reason": f"`{_label(job)}` was called {MAX_MISSES} times and never ran the "
+                        f"flagged line {job['line']}: there was nothing to measure",
+                    }
                 except (Exception, SystemExit) as exc:
                     result = self.worker.failed(exc)
                 self.pending.pop(job["id"], None)
@@ -262,8 +274,9 @@ class CallSites:
         if job.get("owner") and args:
             state.watch(args[0])  # the instance's own attributes: epsilon, replay memory, ...
         try:
+            reach = (worker.path, job["line"], job["end_line"])
             return Measurement(
-                worker, call("baseline"), call("fixed"), state, namespace, target.limiter
+                worker, call("baseline"), call("fixed"), state, namespace, target.limiter, reach
             ).run(arguments)
         finally:
             namespace.pop(LOOPS, None)
@@ -329,6 +342,12 @@ class CallSites:
             }
         try:
             result = self.measure(job, base_fn, args, kwargs)
+        except NotReached:
+            return {
+                "status": "unverified",
+                "reason": f"calling `{name}` with {source} never ran the flagged line {job['line']}: "
+                "there was nothing to measure; give a factory in [tool.tflint-perf.verify.inputs]",
+            }
         except (Exception, SystemExit) as exc:
             return self.worker.failed(exc, f"calling `{name}` with {source} raised ")
         note = module_error or job.get("main_note")

@@ -22,6 +22,7 @@ Order, per finding:
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Callable, Dict, Optional
 
@@ -34,11 +35,25 @@ MAX_PAIRS = 401  # while ambiguous, within the budget
 STEADY_PAIRS = 41  # enough when the speedup is clear
 
 
+class NotReached(Exception):
+    """The measured run never executed the flagged lines: measuring it says nothing."""
+
+
 class Measurement:
     def __init__(
-        self, worker, run_b: Callable, run_f: Callable, state: State, namespace=None, limiter=None
+        self,
+        worker,
+        run_b: Callable,
+        run_f: Callable,
+        state: State,
+        namespace=None,
+        limiter=None,
+        reach=None,
     ):
         self.worker = worker
+        # (file, first line, last line) of the finding: the first run must execute one of them
+        self.reach = reach
+        self.reached: Optional[bool] = None
         self.runs = {"baseline": run_b, "fixed": run_f}
         self.state = state
         self.namespace = namespace if namespace is not None else {}
@@ -75,15 +90,44 @@ class Measurement:
         finally:
             SHORTEN["on"] = True
 
+    def _first_baseline(self) -> None:
+        """The original's first run; the first of all is traced: does it run the flagged lines?"""
+        if self.reach is None or self.reached is not None:
+            self.one("baseline", seeded=True)
+            return
+        path, first, last = self.reach
+        hit: list = []
+
+        def local(frame, event, arg):
+            if event == "line" and first <= frame.f_lineno <= last:
+                hit.append(frame.f_lineno)
+            return None if hit else local
+
+        def calls(frame, event, arg):
+            return local if frame.f_code.co_filename == path and not hit else None
+
+        previous = sys.gettrace()
+        sys.settrace(calls)
+        try:
+            self.one("baseline", seeded=True)
+        finally:
+            sys.settrace(previous)
+        self.reached = bool(hit)
+
     def _run(self, arguments) -> dict:
         only = getattr(self.worker, "first_call_only", None)
+        if only:
+            self.reach = None
         if self.limiter is not None and self.limiter.limits is None:
             # the original once, to count the long loops' iterations (given to first-call workers)
-            self.limiter.calibrate(lambda: self.one("baseline", seeded=True))
+            self.limiter.calibrate(self._first_baseline)
         if only:  # a fresh worker for one first call: nothing else ran before it
             seconds, _ = self.one(only, seeded=True)
             return {"first_call_only": only, "seconds": seconds}
-        self.one("baseline", seeded=True)
+        self._first_baseline()
+        if self.reached is False:
+            self.state.restore()
+            raise NotReached()
         self.one("fixed", seeded=True)
         created = self.state.capture()
         b1, f1, b2, f2 = [self.one(which, seeded=True)[1] for which in ("baseline", "fixed") * 2]

@@ -13,7 +13,7 @@ import time
 
 from tflint_perf.verify.loops import NAME as LOOPS
 from tflint_perf.verify.loops import LoopLimiter, instrument
-from tflint_perf.verify.measure import Measurement
+from tflint_perf.verify.measure import Measurement, NotReached
 from tflint_perf.verify.state import State
 
 
@@ -129,11 +129,18 @@ def run_module_job(worker, job: dict) -> dict:
         state = State(worker.np, list(base.values()))
         if not parts.live and not len(state):  # nothing read later, no variables: all it binds
             parts.outputs = parts.common
+        reach = (worker.path, job["line"], job["end_line"])
         result = Measurement(
-            worker, runner(parts.baseline), runner(parts.fixed), state, base, parts.limiter
+            worker, runner(parts.baseline), runner(parts.fixed), state, base, parts.limiter, reach
         ).run()
     except (worker.Stop, KeyboardInterrupt):
         raise
+    except NotReached:
+        return {
+            "status": "unverified",
+            "reason": f"running lines {parts.first}-{parts.last} never executed the flagged "
+            f"line {job['line']}: there is nothing to measure",
+        }
     except (Exception, SystemExit) as exc:
         return worker.failed(exc)
     result["compared_names"] = parts.outputs

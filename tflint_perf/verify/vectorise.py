@@ -421,7 +421,13 @@ def stack_to_vector(src: Source, line: int, end_line: int) -> List[Edit]:
     """The edits of the vectorised variant of the per-row loop or comprehension at the finding."""
     found = _comprehension_at(src, line, end_line)
     if found is not None:
-        return _rewrite_comprehension(src, *found)
+        try:
+            return _rewrite_comprehension(src, *found)
+        except Unsupported as stacked:
+            try:
+                return _whole_comprehension(src, *found)
+            except Unsupported as whole:
+                raise Unsupported(f"{whole} (and as stacked rows: {stacked})") from None
     listed = _list_comprehension_at(src, line, end_line)
     starts_here = [
         n for n in ast.walk(src.tree) if isinstance(n, (ast.For, ast.While)) and n.lineno == line
@@ -489,7 +495,14 @@ def _list_comprehension_at(src: Source, line: int, end_line: int) -> Optional[as
     return None
 
 
-def _rewrite_list_comprehension(src: Source, comp: ast.ListComp) -> List[Edit]:
+def _whole_comprehension(src: Source, call: ast.Call, comp) -> List[Edit]:
+    """``np.asarray([f(r) for r in X])`` -> ``np.asarray(F(X))`` through the whole-array vectoriser."""
+    value = _comprehension_value(src, comp)
+    rest = [ast.unparse(k) for k in call.keywords]
+    return [src.span_edit(call, call, f"{src.segment(call.func)}({', '.join([value, *rest])})")]
+
+
+def _comprehension_value(src: Source, comp) -> str:
     if len(comp.generators) != 1 or comp.generators[0].ifs or comp.generators[0].is_async:
         raise Unsupported("the comprehension has more than one `for`, or filters rows")
     generator = comp.generators[0]
@@ -501,7 +514,11 @@ def _rewrite_list_comprehension(src: Source, comp: ast.ListComp) -> List[Edit]:
     value = space.vec(comp.elt)
     if value.kind == _SAME:
         raise Unsupported("the comprehension's element does not change with the rows")
-    return [src.span_edit(comp, comp, f"list({ast.unparse(space.whole(value))})")]
+    return ast.unparse(space.whole(value))
+
+
+def _rewrite_list_comprehension(src: Source, comp: ast.ListComp) -> List[Edit]:
+    return [src.span_edit(comp, comp, f"list({_comprehension_value(src, comp)})")]
 
 
 # -- whole-array rewrites of index loops: accumulation, element writes, appends ----------------
@@ -836,7 +853,13 @@ def _statement(space: _Loop, stmt: ast.stmt, out: List[str], stored: set) -> Non
             return
         if uses(value, name):
             raise Unsupported(f"`{name}` depends on its value in the iteration before")
-        space.env[name] = space.vec(value)
+        bound = space.vec(value)
+        if bound.kind == _SAME and not isinstance(value, (ast.Constant, ast.Name, ast.Attribute)):
+            raise Unsupported(
+                f"`{name}` is computed anew in every iteration from values that do not change "
+                "with the loop (a random draw?)"
+            )
+        space.env[name] = bound
         return
     if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
         _accumulate(space, stmt.target.id, stmt.op, stmt.value, out, stored)
@@ -933,6 +956,15 @@ def _branch(space: _Loop, stmt: ast.If, out: List[str], stored: set) -> None:
         raise Unsupported("a branch of the loop body does more than one thing")
     test = stmt.test
     first, other = stmt.body[0], (stmt.orelse[0] if stmt.orelse else None)
+    if (  # `x = x + v`: the same as `x += v`
+        isinstance(first, ast.Assign)
+        and len(first.targets) == 1
+        and isinstance(first.targets[0], ast.Name)
+        and isinstance(first.value, ast.BinOp)
+        and isinstance(first.value.left, ast.Name)
+        and first.value.left.id == first.targets[0].id
+    ):
+        first = ast.AugAssign(first.targets[0], first.value.op, first.value.right)
     if isinstance(first, ast.AugAssign) and isinstance(first.target, ast.Name) and other is None:
         value = ast.Call(
             ast.parse(f"{space.np}.where", mode="eval").body,
