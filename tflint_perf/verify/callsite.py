@@ -256,6 +256,7 @@ class CallSites:
         namespace[LOOPS] = target.limiter
         if target.limiter is not None:  # the loops counted: the original made from its source too
             base_fn = target.define("baseline")
+        self._define_added(job)
         functions = {"baseline": base_fn, "fixed": target.define("fixed")}
         cold = self._cold_definitions(job) if job.get("cold") else None
 
@@ -285,6 +286,13 @@ class CallSites:
                 for (owner, name), wrapper in self.wrappers.items():
                     if owner is None:
                         namespace[name] = wrapper
+
+    def _define_added(self, job: dict) -> None:
+        """Functions the fix adds next to the flagged one, defined once in the module."""
+        fixed_tree = ast.parse(job["fixed_source"])
+        for first, last in job.get("added_defs", []):
+            for node in self.worker.statements(fixed_tree, first, last):
+                self.namespace[node.name] = self.worker.define(node, self.namespace, job)
 
     def _cold_definitions(self, job):
         """Top-level defs and ``x = tf.function(...)`` bindings, re-run before each cold run."""

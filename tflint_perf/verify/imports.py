@@ -136,6 +136,25 @@ def patch_pyplot(module) -> None:
         module.pause = _no_pause
 
 
+class _Shown:
+    """IPython's ``Image``, ``HTML``, ... in a worker: made, never shown, no file read."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        pass
+
+    def _repr_html_(self) -> str:
+        return ""
+
+
+def patch_ipython_display(module) -> None:
+    """Notebooks show figures (``Image(filename='images/01.png')``): display only, not the code's work."""
+    for name in ("Image", "HTML", "Markdown", "SVG", "Video", "Audio", "IFrame", "YouTubeVideo"):
+        if isinstance(getattr(module, name, None), type):
+            setattr(module, name, _Shown)
+    if callable(getattr(module, "display", None)):
+        module.display = lambda *args, **kwargs: None
+
+
 def install(worker) -> None:
     """The worker's patches: dataset loaders (synthetic data, refused downloads) and ``plt.pause``."""
     from tflint_perf.verify import datasets
@@ -152,6 +171,10 @@ def install(worker) -> None:
             ),
             (lambda name: name == "matplotlib.pyplot", patch_pyplot),
             (lambda name: name in ("keras", "tf_keras"), patch_keras_fit),
+            (
+                lambda name: name in ("IPython.display", "IPython.core.display"),
+                patch_ipython_display,
+            ),
         ]
     )
 

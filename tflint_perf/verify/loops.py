@@ -22,7 +22,7 @@ import ast
 import time
 from typing import Dict, List, Optional, Set
 
-RUN_S = 1.0
+RUN_S = 0.5
 MIN_ITERATIONS = 2
 NAME = "__tfp_loop__"
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)

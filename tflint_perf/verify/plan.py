@@ -163,8 +163,16 @@ def _function_job(job, finding, tree, func, fixed_region, spec: Verification, op
     if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(func)):
         raise Unverifiable(f"`{func.name}` is a generator: its work happens as it is consumed")
     same = [s for s in fixed_region if isinstance(s, ast.FunctionDef) and s.name == func.name]
-    if len(fixed_region) != 1 or not same:
+    # A fix may add functions next to it (a training step moved out into a `@tf.function`).
+    added = [s for s in fixed_region if s not in same]
+    module_names = {s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.ClassDef))}
+    if (
+        len(same) != 1
+        or not all(isinstance(s, ast.FunctionDef) for s in added)
+        or {s.name for s in added} & module_names
+    ):
         raise Unverifiable(f"the {job['variant']} changes more than the function `{func.name}`")
+    job["added_defs"] = [[_start(s), last_line(s)] for s in added]
     specs, why = inputs_mod.plan_inputs(
         finding.code, func, finding.line, finding.end_line, options.size, spec.inputs, tree
     )

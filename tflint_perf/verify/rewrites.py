@@ -31,13 +31,13 @@ _PREDICT_ONLY = {"verbose", "batch_size", "steps", "callbacks"}
 
 
 def predict_as_call(src: Source, line: int, end_line: int) -> List[Edit]:
-    """``model.predict(x)`` in a loop -> ``model(x, training=False).numpy()``."""
+    """``model.predict(x)`` (or ``predict_on_batch``) in a loop -> ``model(x, training=False).numpy()``."""
     edits = []
     for node in ast.walk(src.tree):
         if not (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "predict"
+            and node.func.attr in ("predict", "predict_on_batch")
             and line <= node.lineno <= end_line
         ):
             continue
@@ -53,7 +53,7 @@ def predict_as_call(src: Source, line: int, end_line: int) -> List[Edit]:
             src.span_edit(node, node, f"{model}({src.segment(args[0])}, training=False).numpy()")
         )
     if not edits:
-        raise Unsupported("no `.predict(...)` call at the finding")
+        raise Unsupported("no `.predict(...)` or `.predict_on_batch(...)` call at the finding")
     return edits
 
 
