@@ -1158,3 +1158,33 @@ def test_a_call_that_skips_the_flagged_line_is_not_measured(tmp_path, calls, sta
     assert v["status"] == status, v
     if status == "unverified":
         assert "was called 50 times and never ran the flagged line 12" in v["reason"], v
+
+
+def test_a_fix_that_adds_a_function_next_to_the_flagged_one(tmp_path):
+    """The fix moves the loop's work into a new top-level function (a step) and calls it."""
+    path = _write(
+        tmp_path,
+        "epoch.py",
+        """\
+        import numpy as np
+
+        w = np.arange(4.0)
+
+
+        def train_epoch(data):
+            total = 0.0
+            for x in data:
+                total += float(np.tanh(x @ w).sum())
+            return total
+
+
+        print(train_epoch(np.ones((200, 4))))
+        """,
+    )
+    step = "def step(x):\n    return float(np.tanh(x @ w).sum())\n\n\n"
+    old = Path(path).read_text().splitlines()[8]
+    fix = Fix((Edit(6, 0, 6, 0, step), Edit(9, 0, 9, len(old), "        total += step(x)")))
+    finding = _finding(path, 9, fix=fix)
+    _run(tmp_path, path, [finding])
+    v = finding.extra["verify"]
+    assert v["equal"] is True and "`train_epoch` at its call site" in v["where"], v

@@ -312,9 +312,12 @@ def plan_file(
     position=None,
 ) -> Tuple[List[dict], Dict[int, dict]]:
     """Jobs and immediate outcomes; ``position(finding)`` gives its lines in ``source`` (notebooks)."""
+    why = ""
     try:
         tree: Optional[ast.Module] = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except SyntaxError as exc:
+        tree, why = None, f" (line {exc.lineno}: {exc.msg})"
+    except ValueError:
         tree = None
     jobs, outcomes = [], {}
     for offset, finding in enumerate(findings):
@@ -328,7 +331,8 @@ def plan_file(
             line, end_line = position(finding)
             finding = dataclasses.replace(finding, line=line, end_line=end_line)
         job, outcome = plan_finding(job_id, finding, source, tree, options, spec)
-        if job is not None:
+        if outcome is not None and tree is None:
+            outcome["reason"] += why
             jobs.append(job)
         elif outcome is not None:
             outcomes[job_id] = outcome
