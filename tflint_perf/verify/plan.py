@@ -331,9 +331,10 @@ def plan_file(
             line, end_line = position(finding)
             finding = dataclasses.replace(finding, line=line, end_line=end_line)
         job, outcome = plan_finding(job_id, finding, source, tree, options, spec)
-        if outcome is not None and tree is None:
-            outcome["reason"] += why
+        if job is not None:
             jobs.append(job)
         elif outcome is not None:
+            if tree is None:
+                outcome["reason"] += why
             outcomes[job_id] = outcome
     return jobs, outcomes
