@@ -253,7 +253,9 @@ class CallSites:
         worker, namespace = self.worker, self.namespace
         worker.bind_imports(job, namespace)
         target = _Target(self, job)
+        outer_loops, outer_busy = namespace.get(LOOPS), self.busy
         namespace[LOOPS] = target.limiter
+        self.busy = True  # a flagged function it calls is not a call site while it is measured
         if target.limiter is not None:  # the loops counted: the original made from its source too
             base_fn = target.define("baseline")
         self._define_added(job)
@@ -280,7 +282,7 @@ class CallSites:
                 worker, call("baseline"), call("fixed"), state, namespace, target.limiter, reach
             ).run(arguments)
         finally:
-            namespace.pop(LOOPS, None)
+            namespace[LOOPS], self.busy = outer_loops, outer_busy
             if cold is not None:
                 worker.run_main(cold, namespace)  # leave fresh definitions behind
                 for (owner, name), wrapper in self.wrappers.items():

@@ -11,9 +11,11 @@ ask a ``LoopLimiter`` before each iteration:
 - every later run, of either variant, runs exactly those numbers.
 
 Loops are matched between the variants by their header (``for x in xs``
-text), so only loops both variants have are limited. A loop the
-calibration run finished is not limited at all. The verdict says which
-loops were cut and after how many iterations.
+text) and order, so only loops both variants have are limited. A loop the
+calibration run finished is not limited at all, and when cutting makes the
+code fail (a later loop reads what an earlier one would have filled),
+nothing is cut. The verdict says which loops were cut and after how many
+iterations.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ class _Wrap(ast.NodeTransformer):
     def __init__(self, keys: Optional[Set[str]]) -> None:
         self.keys = keys
         self.found: Dict[str, int] = {}  # key -> line
+        self.seen: Dict[str, int] = {}
 
     def _scope(self, node):
         return node  # loops in nested functions and classes run when called: not ours
@@ -47,7 +50,10 @@ class _Wrap(ast.NodeTransformer):
     visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _scope
 
     def _wanted(self, node) -> Optional[str]:
-        key = loop_key(node)
+        header = loop_key(node)
+        # loops with the same header (two `for i in range(n)`) are told apart by their order
+        self.seen[header] = self.seen.get(header, 0) + 1
+        key = f"{header} #{self.seen[header]}"
         if self.keys is not None and key not in self.keys:
             return None
         self.found.setdefault(key, node.lineno)
@@ -135,9 +141,16 @@ class LoopLimiter:
             self.deadline = time.perf_counter() + RUN_S
             try:
                 run()
+            except Exception:
+                if not self.cut:
+                    raise  # the code fails whole: not ours to hide
+                # a later part needed what a cut loop would have done: no cutting at all
+                self.limits, self.cut = {}, {}
+                return
             finally:
                 self.deadline = None
-                self.limits = dict(self.counts) if self.cut else {}
+                if self.limits is None:
+                    self.limits = dict(self.counts) if self.cut else {}
                 self.counts = {}
             if not self.cut:
                 return  # it finishes within RUN_S: nothing to cut

@@ -308,6 +308,19 @@ class _Round:
                 )
 
 
+def _package(path: str, source: str) -> str:
+    """The package a module with relative imports (``from .bbox import Box``) belongs to: its folder."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return ""
+    if any(isinstance(n, ast.ImportFrom) and n.level == 1 for n in tree.body):
+        return os.path.basename(os.path.dirname(os.path.abspath(path)))
+    return ""
+
+
 def run_jobs(
     path: str,
     source: str,
@@ -331,6 +344,7 @@ def run_jobs(
             failure=failure,
             skip_main=any(j.get("skip_main") for j in remaining),
             notebook=any(j.get("notebook") for j in remaining),
+            package=_package(path, source),
         )
         run = WorkerRun(spec, options)
         work = _Round(remaining, results, on_result, on_hello)

@@ -114,6 +114,8 @@ class Worker:
         """A failed result; when the measured variant (not the original) raised, it says so."""
         variant = bool(getattr(exc, "__tfp_variant__", False))
         what = "the measured variant raised " if variant else prefix
+        if os.environ.get("TFP_DEBUG_TB"):
+            what = "".join(traceback.format_exception(exc))[-1500:] + what
         return {
             "status": "failed",
             "reason": what + self.error_line(exc, self.path),
@@ -242,6 +244,8 @@ class Worker:
             "__builtins__": builtins,
             "__doc__": None,
         }
+        if self.spec.get("package"):  # relative imports resolve in the script's folder
+            namespace["__package__"] = self.spec["package"]
         if self.spec.get("notebook"):
             from tflint_perf.verify.notebook import ipython_names
 
@@ -338,7 +342,11 @@ class Worker:
         if not self.hello():
             return
         self.protect()
-        for entry in [self.spec.get("root"), os.path.dirname(os.path.abspath(self.script))]:
+        folder = os.path.dirname(os.path.abspath(self.script))
+        entries = [self.spec.get("root"), folder]
+        if self.spec.get("package"):  # the package's parent: `from .bbox import ...` finds it
+            entries.insert(1, os.path.dirname(folder))
+        for entry in entries:
             if self.path and entry and entry not in sys.path:
                 sys.path.insert(0, entry)
         if self.spec.get("failure"):

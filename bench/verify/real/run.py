@@ -77,11 +77,16 @@ def environment(venv: Path) -> Path:
 
 # -- the scratch project ----------------------------------------------------------
 def copy_project(corpus: Path, rows: list, project: Path) -> None:
+    """The listed repositories, and for some a --verify configuration of ours (``config/``)."""
     for repo in sorted({r["repo"] for r in rows}):
-        source = corpus / "src" / repo.replace("/", "+")
+        folder = repo.replace("/", "+")
+        source = corpus / "src" / folder
         if not source.is_dir():
             sys.exit(f"{source} is missing: build the corpus (see ../shared/corpus/README.md)")
-        shutil.copytree(source, project / repo.replace("/", "+"), symlinks=True)
+        shutil.copytree(source, project / folder, symlinks=True)
+        config = HERE / "config" / folder
+        if config.is_dir():  # input factories for functions nothing calls, as a user would add
+            shutil.copytree(config, project / folder, dirs_exist_ok=True)
 
 
 def _named_paths(project: Path, rows: list) -> set:
