@@ -114,8 +114,6 @@ class Worker:
         """A failed result; when the measured variant (not the original) raised, it says so."""
         variant = bool(getattr(exc, "__tfp_variant__", False))
         what = "the measured variant raised " if variant else prefix
-        if os.environ.get("TFP_DEBUG_TB"):
-            what = "".join(traceback.format_exception(exc))[-1500:] + what
         return {
             "status": "failed",
             "reason": what + self.error_line(exc, self.path),
