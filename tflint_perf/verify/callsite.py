@@ -277,7 +277,8 @@ class CallSites:
         if job.get("owner") and args:
             state.watch(args[0])  # the instance's own attributes: epsilon, replay memory, ...
         try:
-            reach = (worker.path, job["line"], job["end_line"])
+            first, last = job.get("reach") or (job["line"], job["end_line"])
+            reach = (worker.path, first, last)
             return Measurement(
                 worker, call("baseline"), call("fixed"), state, namespace, target.limiter, reach
             ).run(arguments)
@@ -324,6 +325,11 @@ class CallSites:
             base_fn = self.namespace.get(job["function"])
             base_fn = getattr(base_fn, "__wrapped__", base_fn)
         ran = self._why_not_called(module_error)
+        if self.misses.get(job["id"]):
+            ran = (
+                f"the {self.misses[job['id']]} call(s) the module made never ran the flagged "
+                f"line {job['line']}" + (f" ({ran})" if module_error else "")
+            )
         if job.get("main_note"):
             ran = f"{job['main_note']}; {ran}"
         if base_fn is None:

@@ -173,6 +173,11 @@ def _function_job(job, finding, tree, func, fixed_region, spec: Verification, op
     ):
         raise Unverifiable(f"the {job['variant']} changes more than the function `{func.name}`")
     job["added_defs"] = [[_start(s), last_line(s)] for s in added]
+    # The lines a measured call must run: the finding's, or (a finding on the `def` itself)
+    # any of the body's.
+    body_start = func.body[0].lineno
+    whole = finding.line < body_start
+    job["reach"] = [body_start, last_line(func)] if whole else [finding.line, finding.end_line]
     specs, why = inputs_mod.plan_inputs(
         finding.code, func, finding.line, finding.end_line, options.size, spec.inputs, tree
     )
