@@ -83,3 +83,43 @@ def test_tfds_load_gives_the_real_element_spec_splits_and_info():
     assert [int(d.cardinality()) for d in text] == [25000, 25000]
     with pytest.raises(Refused, match="the tensorflow_datasets dataset 'coco'"):
         datasets.tfds_load("coco", split="train")
+
+
+def test_training_before_the_measured_code_is_cut_to_one_epoch_and_said(monkeypatch):
+    import types
+
+    from tflint_perf.verify import imports
+
+    monkeypatch.setattr(imports, "SHORTENED", [])
+    monkeypatch.setitem(imports.SHORTEN, "on", True)
+
+    class Model:
+        def fit(self, x=None, y=None, batch_size=None, epochs=1, initial_epoch=0):
+            return epochs - initial_epoch
+
+    keras = types.ModuleType("keras")
+    keras.Model = Model
+    imports.patch_keras_fit(keras)
+    assert Model().fit([1], [2], epochs=500) == 1
+    assert Model().fit([1], [2], 32, 40) == 1  # positional epochs
+    assert Model().fit([1], [2], epochs=5, initial_epoch=3) == 1
+    assert len(imports.SHORTENED) == 3 and imports.SHORTENED[0].endswith("1 of 500 epochs")
+    imports.SHORTEN["on"] = False  # while measuring: as written
+    assert Model().fit([1], [2], epochs=500) == 500
+
+
+def test_ipython_display_objects_read_no_file():
+    import types
+
+    from tflint_perf.verify import imports
+
+    display = types.ModuleType("IPython.display")
+
+    class Image:
+        def __init__(self, filename=None):
+            open(filename).close()
+
+    display.Image = Image
+    display.display = lambda *a: pytest.fail("shown")
+    imports.patch_ipython_display(display)
+    display.display(display.Image(filename="images/12_01.png"))  # no FileNotFoundError
