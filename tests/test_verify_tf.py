@@ -134,10 +134,24 @@ def test_methods_synthetic_datasets_and_tensorflow_guard_rails(tmp_path, cli_env
             "path = tf.keras.utils.get_file(", f"tf.io.gfile.rmtree({str(canary)!r})\nif 0:print("
         )
     )
-    paths = [SAMPLES / "agent_method.py", SAMPLES / "download_refused.py", rmtree]
+    save = tmp_path / "save.py"  # Keras writes through h5py (C): guarded all the same
+    save.write_text(
+        (SAMPLES / "download_refused.py")
+        .read_text()
+        .replace(
+            "path = tf.keras.utils.get_file(",
+            "model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])\n"
+            f"try:\n    model.save({str(canary / 'm.h5')!r})\nexcept OSError:\n    pass\nif 0:print(",
+        )
+    )
+    paths = [SAMPLES / "agent_method.py", SAMPLES / "download_refused.py", rmtree, save]
     proc, findings = _check_json(paths, "TFP101,TFP403", cli_env)
     by_file = {f["path"].rsplit("/", 1)[-1]: f["verify"] for f in findings}
-    assert sorted(by_file) == ["agent_method.py", "download_refused.py", "rmtree.py"], proc.stderr
+    assert sorted(by_file) == ["agent_method.py", "download_refused.py", "rmtree.py", "save.py"], (
+        proc.stderr
+    )
+    v = by_file["save.py"]
+    assert v["status"] == "unverified" and f"`{canary / 'm.h5'}`" in v["reason"], v
     v = by_file["agent_method.py"]
     assert v["equal"] is True and "`Agent.act_all` at its call site" in v["where"], v
     assert v["synthetic_data"] == ["keras.datasets.mnist"] and "on synthetic data" in v["reason"]
@@ -149,7 +163,7 @@ def test_methods_synthetic_datasets_and_tensorflow_guard_rails(tmp_path, cli_env
     )
     v = by_file["rmtree.py"]
     assert v["status"] == "unverified" and f"deleting the folder `{canary}`" in v["reason"], v
-    assert (canary / "keep.txt").read_text() == "keep\n"
+    assert (canary / "keep.txt").read_text() == "keep\n" and not (canary / "m.h5").exists()
     assert proc.stderr.count("--verify runs the code under review") == 1
 
 

@@ -265,7 +265,15 @@ def _resolve(root, dotted: str):
 def _argument(args, kwargs, index: int, names=("name", "path", "logdir", "export_dir")):
     if len(args) > index:
         return args[index]
-    for key in names + ("file_prefix", "directory", "save_path", "dst", "new_name", "newpath"):
+    for key in names + (
+        "file_prefix",
+        "directory",
+        "save_path",
+        "dst",
+        "new_name",
+        "newpath",
+        "filepath",
+    ):
         if key in kwargs:
             return kwargs[key]
     return None

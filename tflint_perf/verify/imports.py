@@ -14,8 +14,9 @@ work, and under the Agg backend there is nothing to show).
 from __future__ import annotations
 
 import importlib.abc
+import os
 import sys
-from typing import Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
 Patcher = Tuple[Callable[[str], bool], Callable]
 
@@ -86,6 +87,7 @@ def after_import(patchers: List[Patcher]) -> None:
 # does not depend on how well the model was trained. The verdict says so.
 SHORTEN: Dict[str, object] = {"on": True}
 SHORTENED: List[str] = []
+GUARD: Dict[str, Any] = {"guard": None}  # the worker's guard rails, for writers in C
 
 
 def _user_line() -> int:
@@ -125,6 +127,31 @@ def patch_keras_fit(module) -> None:
     fit = getattr(model, "fit", None)
     if isinstance(model, type) and callable(fit) and not getattr(fit, "__tfp_shortened__", False):
         model.fit = _shortened_fit(fit)  # type: ignore[attr-defined]
+    if isinstance(model, type) and GUARD["guard"] is not None:
+        # Keras writes models through h5py and TensorFlow's C++ code: no audit event
+        from tflint_perf.verify.guard import _wrap, _write_check
+
+        for name in ("save", "save_weights"):
+            _wrap(model, name, _write_check(GUARD["guard"], "saving a model to", (1,)))
+
+
+def patch_h5py(module) -> None:
+    """``h5py.File(path, "w")`` opens the file in C: checked here."""
+    original = getattr(module, "File", None)
+    guard = GUARD["guard"]
+    if (
+        not isinstance(original, type)
+        or guard is None
+        or getattr(original, "__tfp_guarded__", False)
+    ):
+        return
+
+    def __init__(self, name, mode="r", *args, **kwargs):
+        if isinstance(name, (str, bytes, os.PathLike)) and mode not in ("r", None):
+            guard.check_write(name, "writing")
+        original.__init__(self, name, mode, *args, **kwargs)
+
+    module.File = type("File", (original,), {"__init__": __init__, "__tfp_guarded__": True})
 
 
 def _no_pause(*args, **kwargs) -> None:
@@ -160,6 +187,7 @@ def install(worker) -> None:
     from tflint_perf.verify import datasets
 
     datasets.GUARD = getattr(worker, "guard", None)
+    GUARD["guard"] = datasets.GUARD
     SHORTEN["path"] = worker.path
     after_import(
         [
@@ -171,6 +199,7 @@ def install(worker) -> None:
             ),
             (lambda name: name == "matplotlib.pyplot", patch_pyplot),
             (lambda name: name in ("keras", "tf_keras"), patch_keras_fit),
+            (lambda name: name == "h5py", patch_h5py),
             (
                 lambda name: name in ("IPython.display", "IPython.core.display"),
                 patch_ipython_display,
