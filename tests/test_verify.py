@@ -431,6 +431,13 @@ def test_verify_diff_shows_the_measured_variant_in_text_json_and_html(tmp_path):
     assert "+total = x.sum(axis=1)" in page
 
 
+def test_verify_with_diff_lints_without_fixing_and_shows_the_diffs():
+    import argparse
+
+    args = argparse.Namespace(verify=True, diff=True, verify_report=None)
+    assert verify_cli.lint_mode(args, "diff") == "check"  # no longer refused
+
+
 def test_html_bars_put_verified_first_and_never_fill_a_no_speedup_bar(tmp_path):
     def finding(status, speedup, line):
         f = _finding(str(tmp_path / "m.py"), line)
