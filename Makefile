@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test smoke lint verify-demo docs bench bench-verify bench-ipython realworld clean
+.PHONY: demo test smoke lint verify-demo docs bench bench-verify bench-verify-real bench-ipython realworld clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -71,6 +71,12 @@ bench: $(VENV)/.installed-demo
 # --verify's cases timed (speedups recorded in bench/results/verify.md, never asserted).
 bench-verify: $(VENV)/.installed-demo
 	$(BIN)/python bench/verify/run.py $(BENCH_ARGS)
+
+# --verify on real code: the findings of bench/verify/real/manifest.tsv, copied from the
+# development corpus (CORPUS: the output of ../shared/corpus/build.py), run in an environment
+# of their own (bench/verify/real/requirements.txt, installed once; the scripts get no network).
+bench-verify-real: $(VENV)/.installed-demo
+	$(BIN)/python bench/verify/real/run.py --corpus $(CORPUS) $(BENCH_ARGS)
 
 # Precision/recall per rule on hand-labelled real code; the corpus is built by
 # ../shared/corpus/build.py (see bench/realworld/README.md). Not part of `make test`.

@@ -5,11 +5,13 @@ import os
 import sys
 import textwrap
 import time
+import uuid
 from io import StringIO
 from pathlib import Path
 
 import pytest
 
+from tflint_perf.engine.fixes import apply_edits
 from tflint_perf.engine.rule import Edit, Finding, Fix
 from tflint_perf.engine.verification import Rewrite
 from tflint_perf.reporters import finding_to_dict
@@ -70,15 +72,30 @@ SLOW_THEN_FAST = """\
 """
 
 
-def test_equal_fix_is_timed_with_medians_spread_and_first_call(tmp_path):
+def test_equal_fix_is_timed_with_medians_interval_and_load(tmp_path):
     path = _write(tmp_path, "sums.py", SLOW_THEN_FAST)
     fix = _replace_line(path, 4, "total = x.sum(axis=1)")
     session, _ = _run(tmp_path, path, [_finding(path, 4, fix=fix)])
     v = session.findings[0].extra["verify"]
     assert v["equal"] is True, v  # how much faster is for bench/verify_cases.py, not a test
     assert v["baseline_s"] > 0 and v["fixed_s"] > 0 and v["speedup"] > 0 and v["repeats"] >= 3
-    assert set(v["first_call_s"]) == {"baseline", "fixed"}
+    low, high = v["interval"]
+    assert low <= v["speedup"] <= high and v["decision"] in ("faster", "not-faster", "ambiguous")
     assert len(v["spread"]) == 2 and v["tolerance"] == {"rtol": 1e-4, "atol": 1e-5}
+    assert len(v["load_average"]) == 2
+    # the first calls are not reported unless measured in fresh workers
+    assert v["first_call_s"] is None and "first call" not in v["reason"]
+
+
+def test_first_calls_are_measured_in_fresh_workers_in_both_orders(tmp_path):
+    path = _write(tmp_path, "sums.py", SLOW_THEN_FAST)
+    fix = _replace_line(path, 4, "total = x.sum(axis=1)")
+    session, _ = _run(tmp_path, path, [_finding(path, 4, fix=fix)], first_calls=True)
+    v = session.findings[0].extra["verify"]
+    first = v["first_call_s"]
+    assert [sorted(run) for run in first["runs"]] == [["baseline", "fixed"]] * 2, first
+    assert first["how"] == "each in a fresh worker, both orders"
+    assert "fresh workers, both orders" in v["reason"]
 
 
 def test_fix_that_changes_results_is_a_mismatch(tmp_path):
@@ -127,17 +144,18 @@ def test_failing_import_before_the_finding_fails_cleanly(tmp_path):
     assert "ModuleNotFoundError" in v["reason"] and "not_a_real_module_for_tflint" in v["reason"]
 
 
-def test_hanging_snippet_is_killed_with_its_children_and_others_still_run(tmp_path):
-    pid_file = tmp_path / "child.pid"
+def test_hanging_snippet_is_killed_with_its_children_and_others_still_run(tmp_path, monkeypatch):
+    marker = f"TFLINT_PERF_HANG_TEST_{uuid.uuid4().hex}"
+    monkeypatch.setenv(marker, "1")  # the child inherits it: that is how it is found below
     hang = _write(
         tmp_path,
         "hang.py",
-        f"""\
+        """\
         import subprocess
         import numpy as np
 
         child = subprocess.Popen(["sleep", "300"])
-        open({str(pid_file)!r}, "w").write(str(child.pid))
+        pass
         while True: pass  # one line: the hang is reported at it whatever the timing
     """,
     )
@@ -155,15 +173,24 @@ def test_hanging_snippet_is_killed_with_its_children_and_others_still_run(tmp_pa
     v = findings_hang[0].extra["verify"]
     assert v["status"] == "failed" and "timed out after 3 s at line 6" in v["reason"], v
     assert findings_ok[0].extra["verify"]["equal"] is True
-    pid = int(pid_file.read_text())
     for _ in range(50):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        if not _processes_with(marker):
             break
         time.sleep(0.1)
     else:
         pytest.fail("the hanging snippet's child process survived")
+
+
+def _processes_with(marker: str) -> list:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != os.getpid():
+            try:
+                if marker.encode() in Path(f"/proc/{entry}/environ").read_bytes():
+                    found.append(int(entry))
+            except OSError:
+                continue
+    return found
 
 
 def test_function_without_call_sites_or_inputs_is_unverified(tmp_path):
@@ -376,11 +403,8 @@ def test_plan_modes(tmp_path):
         __import__("ast").parse(source),
         options,
     )
-    assert (
-        job is None
-        and outcome["status"] == "unverified"
-        and "inside class `A`" in outcome["reason"]
-    )
+    assert outcome is None and job["mode"] == "function"  # a method: at its first call
+    assert (job["owner"], job["function"], job["init"]) == ("A", "f", {"kwargs": {}})
 
 
 def _replace_line_text(source, line, new):
@@ -404,17 +428,45 @@ def test_configuration_is_validated(tmp_path):
     )
 
 
-def test_cli_rejects_verify_with_diff(tmp_path, cli_env):
-    import subprocess
+def test_verify_diff_shows_the_measured_variant_in_text_json_and_html(tmp_path):
+    path = _write(tmp_path, "sums.py", SLOW_THEN_FAST)
+    findings = [_finding(path, 4, fix=_replace_line(path, 4, "total = x.sum(axis=1)"))]
+    session, stderr = _run(tmp_path, path, findings)
+    assert "--verify runs the code under review" in stderr  # said once, at the start
+    v = findings[0].extra["verify"]
+    assert "-total = np.array([sum(float(v) for v in row) for row in x])" in v["diff"]
+    assert "+total = x.sum(axis=1)" in v["diff"] and "(fix, measured)" in v["diff"]
+    out = StringIO()
+    write_table(findings, out, session, diffs=True)
+    assert f"Measured for {path}:4:1 TFP101:" in out.getvalue()
+    assert "+total = x.sum(axis=1)" in out.getvalue()
+    report = tmp_path / "r.html"
+    write_html(findings, str(report), session)
+    page = report.read_text()
+    assert path in page and "message" in page  # the full path and the finding's message
+    assert "+total = x.sum(axis=1)" in page
 
-    path = _write(tmp_path, "a.py", "import tensorflow as tf\n")
-    proc = subprocess.run(
-        [sys.executable, "-m", "tflint_perf", "check", "--verify", "--diff", path],
-        capture_output=True,
-        text=True,
-        env=cli_env,
-    )
-    assert proc.returncode == 2 and "--verify cannot be combined with --diff" in proc.stderr
+
+def test_verify_with_diff_lints_without_fixing_and_shows_the_diffs():
+    import argparse
+
+    args = argparse.Namespace(verify=True, diff=True, verify_report=None)
+    assert verify_cli.lint_mode(args, "diff") == "check"  # no longer refused
+
+
+def test_html_bars_put_verified_first_and_never_fill_a_no_speedup_bar(tmp_path):
+    def finding(status, speedup, line):
+        f = _finding(str(tmp_path / "m.py"), line)
+        f.extra["verify"] = {"status": status, "speedup": speedup, "interval": [1, 2]}
+        return f
+
+    rows = [finding("no-speedup", 50.0, 1), finding("verified", 3.0, 2)]
+    report = tmp_path / "r.html"
+    write_html(rows, str(report))
+    page = report.read_text()
+    assert page.index("m.py:2") < page.index("m.py:1")  # the verified bar comes first
+    no_speedup_bar = page.split("m.py:1")[1].split("<rect")[1].split("/>")[0]
+    assert 'fill="none"' in no_speedup_bar
 
 
 def test_tfp101_rewrite_reduces_an_elementwise_row_expression_along_an_axis():
@@ -458,6 +510,70 @@ def test_tfp103_rewrite_collects_pieces_and_concatenates_once():
     source = "def f(ds):\n    for x in ds:\n        acc = tf.concat([acc, x], 0)\n        if x:\n            return None\n"
     with pytest.raises(Unsupported, match="return/yield"):
         rewrite(CONCAT, Source(source), 3, 3)
+
+
+GROWN_IN_BRANCHES = """\
+    import numpy as np
+
+
+    def flags(scores, limit):
+        hits = np.zeros((0,))
+        for row in scores:
+            for s in row:
+                if s < 0:
+                    hits = np.append(hits, 0)
+                    continue
+                if s > limit:
+                    hits = np.append(hits, 1)
+                else:
+                    hits = np.append(hits, 2)
+        return hits
+
+
+    def tiles(images, per_row):
+        grid = np.array([])
+        for b in range(images.shape[0]):
+            if (b + 1) % per_row == 0:
+                if grid.size == 0:
+                    grid = images[b]
+                else:
+                    grid = np.concatenate((grid, images[b]), axis=0)
+        return grid
+
+
+    rng = np.random.default_rng(0)
+    print(flags(rng.normal(size=(40, 30)), 0.5).sum(), tiles(rng.normal(size=(64, 4, 4)), 4).shape)
+"""
+
+
+def test_tfp103_rewrite_grows_in_branches_and_from_an_empty_start():
+    source = textwrap.dedent(GROWN_IN_BRANCHES)
+    flat = apply_edits(source, rewrite(CONCAT, Source(source), 9, 9))
+    assert "    __tfp_parts = [hits]\n    for row in scores:" in flat
+    assert flat.count("__tfp_parts.append(") == 3 and "continue" in flat  # every branch, in order
+    assert (
+        "    if len(__tfp_parts) > 1:\n        hits = np.concatenate([np.ravel(__p) for __p in __tfp_parts])"
+        in flat
+    )
+    grid = apply_edits(source, rewrite(CONCAT, Source(source), 25, 25))
+    assert "        if (b + 1) % per_row == 0:\n            __tfp_parts.append(images[b])\n" in grid
+    assert "    if __tfp_parts:\n        grid = np.concatenate(__tfp_parts, axis=0)\n" in grid
+    reset = source.replace(
+        "                grid = np.concatenate",
+        "                grid = grid[1:]\n                grid = np.concatenate",
+    )
+    assert reset != source
+    with pytest.raises(Unsupported, match="uses `grid` other than to grow it"):
+        rewrite(CONCAT, Source(reset), 26, 26)
+
+
+def test_tfp103_rewrites_run_equal(tmp_path):
+    path = _write(tmp_path, "grow.py", GROWN_IN_BRANCHES)
+    findings = [_finding(path, 9, code="TFP103"), _finding(path, 25, code="TFP103")]
+    _run(tmp_path, path, findings)
+    for finding in findings:
+        v = finding.extra["verify"]
+        assert v["equal"] is True and v["variant"] == "rewrite", v
 
 
 def test_fix_that_adds_an_import_is_timed_as_the_function_alone(tmp_path):
@@ -597,6 +713,58 @@ def test_tensor_code_gets_tensors_and_mixed_code_follows_the_parameter():
     assert array_kind(tree.body[2], "k", aliases) == "numpy"
 
 
+LINEAR = """\
+    import numpy as np
+
+
+    def error(b, w, points):
+        total = 0
+        for i in range(0, len(points)):
+            x = points[i, 0]
+            y = points[i, 1]
+            total += (y - (w * x + b)) ** 2
+        return total / float(len(points))
+
+
+    points = np.random.default_rng(0).normal(size=(3000, 2))
+    print(error(0.5, 2.0, points))
+"""
+
+
+def _rule_finding(path):
+    """The TFP101 finding of the file at ``path``, as the rule made it (with its
+    whole-array code)."""
+    from tflint_perf.engine.linter import lint_source
+
+    (finding,) = [
+        f for f in lint_source(Path(path).read_text(), path, all_rules()) if f.code == "TFP101"
+    ]
+    return finding
+
+
+def test_whole_array_rewrite_runs_equal_and_a_wrong_rewrite_is_unverified_not_a_mismatch(
+    tmp_path,
+):
+    path = _write(tmp_path, "lin.py", LINEAR)
+    finding = _rule_finding(path)  # TFP101: no fix, the rule's whole-array code is measured
+    _run(tmp_path, path, [finding])
+    v = finding.extra["verify"]
+    assert v["equal"] is True and v["variant"] == "rewrite", v
+    assert "np.sum(" in v["diff"], v["diff"]
+
+    wrong = _rule_finding(path)
+    edits = wrong.extra["whole_array"]["edits"]
+    edits[-1] = dict(edits[-1], content=edits[-1]["content"].replace("np.sum(", "1.5 * np.sum(", 1))
+    assert "1.5 * np.sum(" in edits[-1]["content"]
+    _run(tmp_path, path, [wrong])
+    v = wrong.extra["verify"]
+    assert v["status"] == "unverified", v
+    assert (
+        "the verification-only rewrite (there is no fix) does not give the same values"
+        in v["reason"]
+    )
+
+
 # -- state: captured once, restored before every run -------------------------------
 class _Var:
     """Quacks like a tf.Variable."""
@@ -734,3 +902,181 @@ def test_verify_timeout_must_be_a_positive_finite_number(tmp_path, value):
         verify_cli.options(args, settings)
     with pytest.raises(ConfigError, match="finite|positive"):
         options_from_table({"timeout": value}, tmp_path)
+
+
+# -- findings inside methods ------------------------------------------------------
+AGENT = """\
+    import numpy as np
+
+
+    class Agent:
+        def __init__(self, n):
+            self.memory = []
+            self.epsilon = 1.0
+            self.w = np.arange(float(n))
+
+        def act(self, x):
+            self.epsilon *= 0.9
+            self.memory.append(float(x.sum()))
+            return np.array([float(r @ self.w) for r in x]) * self.epsilon
+
+"""
+
+
+def test_method_is_measured_at_its_first_call_with_the_instance_restored(tmp_path):
+    path = _write(
+        tmp_path,
+        "agent.py",
+        textwrap.dedent(AGENT) + "agent = Agent(8)\nagent.act(np.ones((300, 8)))\n",
+    )
+    fix = _replace_line(path, 13, "        return (x @ self.w) * self.epsilon")
+    finding = _finding(path, 13, fix=fix)
+    _run(tmp_path, path, [finding])
+    v = finding.extra["verify"]
+    # epsilon and the memory change on every call: equal only when restored before each run
+    assert v["equal"] is True and "`Agent.act` at its call site (line 16)" in v["where"], v
+
+
+def test_method_nothing_calls_gets_an_instance_from_the_modules_objects(tmp_path):
+    path = _write(
+        tmp_path, "agent.py", textwrap.dedent(AGENT) + "n = 32\nif False:\n    Agent(n).act(None)\n"
+    )
+    fix = _replace_line(path, 13, "        return (x @ self.w) * self.epsilon")
+    finding = _finding(path, 13, fix=fix)
+    _run(tmp_path, path, [finding])
+    v = finding.extra["verify"]
+    assert v["equal"] is True, v
+    assert (
+        "on an instance made by `Agent(n=n)`" in v["where"] and "synthesised inputs" in v["where"]
+    )
+
+
+def test_method_fix_that_changes_results_is_a_mismatch(tmp_path):
+    path = _write(
+        tmp_path,
+        "agent.py",
+        textwrap.dedent(AGENT) + "agent = Agent(8)\nagent.act(np.ones((30, 8)))\n",
+    )
+    fix = _replace_line(path, 13, "        return (x @ self.w) * 0.5")
+    finding = _finding(path, 13, fix=fix)
+    _run(tmp_path, path, [finding])
+    assert finding.extra["verify"]["status"] == "mismatch", finding.extra["verify"]
+
+
+# -- notebooks ----------------------------------------------------------------------
+def _notebook(tmp_path, cells):
+    path = tmp_path / "nb.ipynb"
+    nb = {
+        "cells": [
+            {"cell_type": "code", "metadata": {}, "outputs": [], "source": c.splitlines(True)}
+            for c in cells
+        ]
+        + [{"cell_type": "markdown", "metadata": {}, "source": ["# notes\n"]}],
+        "metadata": {"kernelspec": {"language": "python", "name": "python3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path.write_text(json.dumps(nb, indent=1))
+    return str(path)
+
+
+NOTEBOOK_CELLS = [
+    "import numpy as np\n%matplotlib inline\n",
+    "x = np.arange(20000.0).reshape(200, 100)\ndisplay(x.shape)\n",
+    "def totals(x):\n    return np.array([float(r.sum()) for r in x])\n\nt = totals(x)\nprint(t[:2])\n",
+]
+
+
+def test_notebook_cells_run_joined_and_the_verdict_names_cells(tmp_path):
+    from tflint_perf.run.config import Settings
+    from tflint_perf.run.files import lint_file
+    from tflint_perf.verify.notebook import NotebookView
+
+    path = _notebook(tmp_path, NOTEBOOK_CELLS)
+    text = Path(path).read_text()
+    view = NotebookView(text)
+    (finding,) = lint_file(path, Settings()).findings
+    assert (finding.code, finding.extra["cell"], finding.extra["cell_line"]) == ("TFP101", 3, 2)
+    line, _ = view.position(finding)
+    old = view.source.splitlines()[line - 1]
+    finding.fix = Fix((Edit(line, 0, line, len(old), "    return x.sum(axis=1)"),))
+    verify([(path, view.source, [finding], view)], _options(tmp_path), RULES, stderr=StringIO())
+    v = finding.extra["verify"]
+    assert v["equal"] is True, v  # `%matplotlib` neutralised, `display` given by the worker
+    assert v["where"] == "`totals` at its call site (cell 3, line 4)", v
+    assert "(code cells joined, original)" in v["diff"]
+    v["status"] = "verified"
+    stderr = StringIO()
+    applied = verify_cli.apply_verified(
+        [(path, view.source, [finding], view)], {path: (text, "utf-8")}, False, stderr
+    )
+    assert applied == 1, stderr.getvalue()
+    written = json.loads(Path(path).read_text())
+    assert written["cells"][2]["source"][1] == "    return x.sum(axis=1)\n"
+    assert written["cells"][3]["cell_type"] == "markdown"  # the rest of the file as it was
+    assert [f.code for f in lint_file(path, Settings()).findings] == []
+
+
+LATE = """\
+    import numpy as np
+
+
+    class Agent:
+        def __init__(self):
+            self.calls = 0
+
+        def act(self, x):
+            self.calls += 1
+            if self.calls < CALLS:
+                return 0.0
+            return float(np.array([float(r.sum()) for r in x]).sum())
+
+
+    agent = Agent()
+    for _ in range(60):
+        agent.act(np.ones((50, 4)))
+"""
+
+
+@pytest.mark.parametrize("calls, status", [(3, "mismatch"), (1000, "unverified")])
+def test_a_call_that_skips_the_flagged_line_is_not_measured(tmp_path, calls, status):
+    """Measured at the first call that runs the flagged line (an agent exploring at first)."""
+    path = _write(tmp_path, "late.py", LATE.replace("CALLS", str(calls)))
+    # a fix that changes the value: only a call that runs the flagged line can tell
+    fix = _replace_line(path, 12, "        return float(x.sum()) + 1.0")
+    finding = _finding(path, 12, fix=fix)
+    _run(tmp_path, path, [finding])
+    v = finding.extra["verify"]
+    assert v["status"] == status, v
+    if status == "unverified":
+        assert "was called 50 times and never ran the flagged line 12" in v["reason"], v
+
+
+def test_a_fix_that_adds_a_function_next_to_the_flagged_one(tmp_path):
+    """The fix moves the loop's work into a new top-level function (a step) and calls it."""
+    path = _write(
+        tmp_path,
+        "epoch.py",
+        """\
+        import numpy as np
+
+        w = np.arange(4.0)
+
+
+        def train_epoch(data):
+            total = 0.0
+            for x in data:
+                total += float(np.tanh(x @ w).sum())
+            return total
+
+
+        print(train_epoch(np.ones((200, 4))))
+        """,
+    )
+    step = "def step(x):\n    return float(np.tanh(x @ w).sum())\n\n\n"
+    old = Path(path).read_text().splitlines()[8]
+    fix = Fix((Edit(6, 0, 6, 0, step), Edit(9, 0, 9, len(old), "        total += step(x)")))
+    finding = _finding(path, 9, fix=fix)
+    _run(tmp_path, path, [finding])
+    v = finding.extra["verify"]
+    assert v["equal"] is True and "`train_epoch` at its call site" in v["where"], v

@@ -108,7 +108,7 @@ def test_real_examples_tfp101_tfp202_equal_and_tfp301_fixed_or_needs_a_gpu(cli_e
         v = by_file[name]["verify"]
         assert by_file[name]["code"] == code
         assert v["equal"] is True and v["variant"] == "rewrite", v
-        assert v["first_call_s"]["baseline"] > 0 and v["speedup"] is not None
+        assert v["first_call_s"] is None and v["speedup"] is not None  # first calls: fresh workers
     v = by_file["elementwise_loop.py"]["verify"]
     assert "cosine_scores` at its call site" in v["where"]
     v = by_file["threads_after_init.py"]["verify"]
@@ -119,6 +119,52 @@ def test_real_examples_tfp101_tfp202_equal_and_tfp301_fixed_or_needs_a_gpu(cli_e
     v = by_file["gpu_setup_after_model.py"]["verify"]
     if "GPU" not in v["device"].split(" (")[0]:
         assert v["status"] == "unverified" and v["reason"].startswith("needs a GPU"), v
+
+
+def test_methods_synthetic_datasets_and_tensorflow_guard_rails(tmp_path, cli_env):
+    """A method on a synthesised MNIST, a refused download, and tf.io.gfile.rmtree of a canary."""
+    canary = tmp_path / "canary"
+    canary.mkdir()
+    (canary / "keep.txt").write_text("keep\n")
+    rmtree = tmp_path / "rmtree.py"
+    rmtree.write_text(
+        (SAMPLES / "download_refused.py")
+        .read_text()
+        .replace(
+            "path = tf.keras.utils.get_file(", f"tf.io.gfile.rmtree({str(canary)!r})\nif 0:print("
+        )
+    )
+    save = tmp_path / "save.py"  # Keras writes through h5py (C): guarded all the same
+    save.write_text(
+        (SAMPLES / "download_refused.py")
+        .read_text()
+        .replace(
+            "path = tf.keras.utils.get_file(",
+            "model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])\n"
+            f"try:\n    model.save({str(canary / 'm.h5')!r})\nexcept OSError:\n    pass\nif 0:print(",
+        )
+    )
+    paths = [SAMPLES / "agent_method.py", SAMPLES / "download_refused.py", rmtree, save]
+    proc, findings = _check_json(paths, "TFP101,TFP403", cli_env)
+    by_file = {f["path"].rsplit("/", 1)[-1]: f["verify"] for f in findings}
+    assert sorted(by_file) == ["agent_method.py", "download_refused.py", "rmtree.py", "save.py"], (
+        proc.stderr
+    )
+    v = by_file["save.py"]
+    assert v["status"] == "unverified" and f"`{canary / 'm.h5'}`" in v["reason"], v
+    v = by_file["agent_method.py"]
+    assert v["equal"] is True and "`Agent.act_all` at its call site" in v["where"], v
+    assert v["synthetic_data"] == ["keras.datasets.mnist"] and "on synthetic data" in v["reason"]
+    assert v["shortened"] == ["fit at line 30: 1 of 50 epochs"], v
+    v = by_file["download_refused.py"]
+    assert v["status"] == "unverified", v
+    assert (
+        "refused downloading https://storage.googleapis.com/download.tensorflow.org/" in v["reason"]
+    )
+    v = by_file["rmtree.py"]
+    assert v["status"] == "unverified" and f"deleting the folder `{canary}`" in v["reason"], v
+    assert (canary / "keep.txt").read_text() == "keep\n" and not (canary / "m.h5").exists()
+    assert proc.stderr.count("--verify runs the code under review") == 1
 
 
 def test_tfp301_fix_verify_applies_only_the_fixed_example(tmp_path, cli_env):

@@ -4,8 +4,8 @@ Runs ``tflint-perf check --verify --unsafe-fixes --format json`` on the cases
 in ``bench/verify/cases/`` (and, with ``--examples``, on ``examples/``) and
 writes a markdown table to ``bench/results/verify.md``: per finding the
 verdict, whether the results were equal, the median times, the speedup
-and its spread (interquartile range of the per-pair speedups), and the
-first calls. Nothing here is a test: the tests (``tests/test_verify*.py``)
+(median of the per-pair speedups) with its 95% confidence interval, and the
+first calls when measured (``first_calls``). Nothing here is a test: the tests (``tests/test_verify*.py``)
 check equality only; speed is recorded here, never asserted.
 """
 
@@ -42,8 +42,8 @@ def row(finding: dict) -> str:
     name = (
         path.relative_to(ROOT).as_posix() if path.is_absolute() and ROOT in path.parents else path
     )
-    speedup, spread = v.get("speedup"), v.get("spread") or [None, None]
-    ratio = "-" if speedup is None else f"{speedup:.2f}x ({spread[0]:.2f}-{spread[1]:.2f}x)"
+    speedup, interval = v.get("speedup"), v.get("interval") or [None, None]
+    ratio = "-" if speedup is None else f"{speedup:.2f}x ({interval[0]:.2f}-{interval[1]:.2f}x)"
     first = v.get("first_call_s") or {}
     first_text = (
         f"{seconds(first.get('baseline'))} -> {seconds(first.get('fixed'))}" if first else "-"
@@ -81,7 +81,7 @@ def main(argv=None) -> int:
         f"Load average before: {' / '.join(f'{x:.2f}' for x in load) if load else '-'} "
         "(other jobs share this machine: compare ratios, not milliseconds).",
         "",
-        "| finding | code | what was timed | original | fixed | speedup (IQR) | equal | pairs "
+        "| finding | code | what was timed | original | fixed | speedup (95% CI) | equal | pairs "
         "| first call | verdict | reason |",
         "|---|---|---|---:|---:|---:|---|---:|---|---|---|",
     ]

@@ -117,7 +117,8 @@ class ElementwiseLoop(Rule):
     # calls the function; the loop is timed against the finding's whole-array
     # code (Finding.extra["whole_array"], a verification-only rewrite).
     verification = Verification(
-        inputs=(Input("iterated", InputKind.ROWS),), rewrite=Rewrite.STACK_TO_VECTOR
+        inputs=(Input("iterated", InputKind.ROWS), Input("coefficient", InputKind.SCALAR)),
+        rewrite=Rewrite.STACK_TO_VECTOR,
     )
 
     @classmethod

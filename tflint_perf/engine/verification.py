@@ -42,6 +42,7 @@ class InputKind(str, Enum):
     IMAGE = "image"  # side x side, side = 2 * sqrt(size): a single-channel image
     KERNEL = "kernel"  # 3 x 3: a small filter
     VECTOR = "vector"  # size
+    SCALAR = "scalar"  # a Python float, for each parameter used only in arithmetic (a coefficient)
 
 
 class Rewrite(str, Enum):

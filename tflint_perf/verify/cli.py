@@ -73,15 +73,15 @@ def lint_mode(args, mode: str) -> str:
         if getattr(args, "verify_report", None):
             raise ConfigError("--verify-report needs --verify")
         return mode
-    if args.diff:
-        raise ConfigError("--verify cannot be combined with --diff")
-    return "check"
+    return "check"  # with --diff: the table, then what each verdict measured
 
 
 def run(args, results, settings, findings: List[Finding], fixed: int) -> Tuple[List[Finding], int]:
     """Verify ``findings``; with --fix apply the verified fixes. Returns (findings to report, fixed)."""
     from tflint_perf.rules import all_rules
     from tflint_perf.run.files import decode
+    from tflint_perf.run.notebooks import is_notebook
+    from tflint_perf.verify.notebook import NotebookView
     from tflint_perf.verify.report import write_html
     from tflint_perf.verify.session import verify
 
@@ -91,15 +91,18 @@ def run(args, results, settings, findings: List[Finding], fixed: int) -> Tuple[L
     for result in results:
         if not result.findings:
             continue
-        source = None
+        source, view = None, None
         if result.path != "-" and args.paths != ["-"]:
             try:
                 with open(result.path, "rb") as handle:
                     source, encoding = decode(handle.read())
                 sources[result.path] = (source, encoding)
+                if is_notebook(result.path):  # the code cells joined, as the linter read them
+                    view = NotebookView(source)
+                    source = view.source
             except (OSError, ValueError):
                 source = None
-        files.append((result.path, source, sorted(result.findings, key=Finding.sort_key)))
+        files.append((result.path, source, sorted(result.findings, key=Finding.sort_key), view))
     session = verify(files, opts, {r.code: r for r in all_rules()})
     args.verify_session = session
     if args.verify_report:
@@ -117,7 +120,8 @@ def apply_verified(files, sources, unsafe: bool, stderr=None) -> int:
 
     stderr = stderr or sys.stderr
     total = 0
-    for path, source, findings in files:
+    for path, source, findings, *rest in files:
+        view = rest[0] if rest else None
         candidates = [f for f in findings if applicable(f, unsafe)]
         good = [f for f in candidates if f.extra.get("verify", {}).get("status") in APPLY]
         for f in candidates:
@@ -144,6 +148,14 @@ def apply_verified(files, sources, unsafe: bool, stderr=None) -> int:
                 f"tflint-perf: {path}: the verified fixes together do not parse; nothing written\n"
             )
             continue
+        if view is not None:  # back into the notebook's cells, as --fix does
+            new = view.write(new)
+            if new is None:
+                stderr.write(
+                    f"tflint-perf: {path}: the verified fixes would move code across cells; "
+                    "nothing written\n"
+                )
+                continue
         _, encoding = sources[path]
         with open(path, "w", encoding=encoding, newline="") as handle:
             handle.write(new)
@@ -159,6 +171,6 @@ def write_text(out, args) -> None:
 
     session = getattr(args, "verify_session", None)
     if session is not None:
-        write_table(session.findings, out, session)
+        write_table(session.findings, out, session, diffs=bool(getattr(args, "diff", False)))
     if getattr(args, "verify_report", None):
         out.write(f"The report, with every measurement: {args.verify_report}\n")

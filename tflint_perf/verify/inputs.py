@@ -37,6 +37,8 @@ def shape_of(kind: InputKind, size: int) -> List[int]:
         return [3, 3]
     if kind is InputKind.VECTOR:
         return [size]
+    if kind is InputKind.SCALAR:
+        return []
     raise ValueError(kind)
 
 
@@ -121,12 +123,32 @@ def array_kind(func: ast.FunctionDef, name: str, aliases: Dict[str, str]) -> str
     return TENSOR if TENSOR in aliases.values() else NUMPY
 
 
-def _role_of(name: str, roles: Sequence[Input], iterated: set, taken: set) -> Optional[Input]:
+def scalar_only(func: ast.FunctionDef, name: str) -> bool:
+    """Whether every use of ``name`` in the body is as an operand of arithmetic or a comparison."""
+    parents = {child: node for node in ast.walk(func) for child in ast.iter_child_nodes(node)}
+    uses = [n for n in ast.walk(func) if isinstance(n, ast.Name) and n.id == name]
+    if not uses:
+        return False
+    for node in uses:
+        parent = parents.get(node)
+        if not isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.AugAssign)):
+            return False
+        if isinstance(parent, ast.AugAssign) and parent.target is node:
+            return False
+    return True
+
+
+def _role_of(
+    name: str, roles: Sequence[Input], iterated: set, taken: set, func: ast.FunctionDef
+) -> Optional[Input]:
     for role in roles:
-        if role.role in taken:
+        if role.role in taken and role.kind is not InputKind.SCALAR:
             continue
         if role.names:
             if re.fullmatch(role.names, name):
+                return role
+        elif role.kind is InputKind.SCALAR:
+            if name not in iterated and scalar_only(func, name):
                 return role
         elif name in iterated:
             return role
@@ -157,10 +179,19 @@ def plan_inputs(
         needed, key=lambda n: not any(r.names and re.fullmatch(r.names, n) for r in roles)
     )
     for name in ordered:
-        role = _role_of(name, roles, iterated, taken)
+        role = _role_of(name, roles, iterated, taken, func)
         if role is None:
             return None, f"parameter `{name}` of `{func.name}` has no role {code} can synthesise"
         taken.add(role.role)
+        if role.kind is InputKind.SCALAR:
+            specs[name] = {
+                "role": role.role,
+                "kind": role.kind.value,
+                "shape": [],
+                "array": "float",
+                "dtype": "float64",
+            }
+            continue
         array = array_kind(func, name, aliases)
         specs[name] = {
             "role": role.role,
@@ -175,7 +206,10 @@ def plan_inputs(
 def describe(specs: dict) -> str:
     """``image: numpy float64 32x32, kernel: ...`` for the verdict's ``where``."""
     return ", ".join(
-        f"{p}: {s['array']} {s['dtype']} {'x'.join(map(str, s['shape']))}" for p, s in specs.items()
+        f"{p}: a float"
+        if s.get("kind") == "scalar"
+        else f"{p}: {s['array']} {s['dtype']} {'x'.join(map(str, s['shape']))}"
+        for p, s in specs.items()
     )
 
 
@@ -184,6 +218,8 @@ def build(spec: dict, tf=None, seed: int = 0):
     import numpy as np
 
     rng = np.random.default_rng(seed)
+    if spec.get("kind") == "scalar":
+        return float(rng.uniform(0.5, 1.5))
     value = rng.standard_normal(spec["shape"]).astype(spec.get("dtype", "float32"))
     if spec.get("array") == TENSOR and tf is not None:
         return tf.constant(value)

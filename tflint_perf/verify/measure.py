@@ -3,8 +3,10 @@
 Order, per finding:
 
 1. first call of each (seeded, from the captured state): tracing and
-   compilation, reported apart as ``first_call_s``; variables they create
-   join the state;
+   compilation; a warm-up, not reported (the original's first call would
+   also absorb the process's one-time costs). First calls are measured
+   apart, each in its own fresh worker and in both orders, when asked
+   (``first_call_only``); variables they create join the state;
 2. two compared runs of each (seeded, each from the restored state): the
    original must agree with itself, then with the variant; compared are the
    values the code returns (or binds) and every captured variable after
@@ -12,48 +14,126 @@ Order, per finding:
    compared, nothing is timed: there is no speedup without equality;
 3. one unseeded warm-up each (seeding clears TensorFlow's caches), then
    timed pairs alternating which variant goes first: at least ``repeats``,
-   more for fast code until ``MIN_TIMED_S`` was timed (at most
-   ``MAX_PAIRS``), within half the time limit.
+   more for fast code until ``MIN_TIMED_S`` was timed; then, while the
+   per-pair speedups do not decide (``stats.decide``), more pairs up to
+   ``budget`` seconds (at most ``MAX_PAIRS``), within half the time limit.
+   The machine's load average is recorded before and after.
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Callable, Dict, Optional
 
+from tflint_perf.verify import stats
 from tflint_perf.verify.equality import Comparison
 from tflint_perf.verify.state import State, unrestorable
 
 MIN_TIMED_S = 1.0
-MAX_PAIRS = 41
+MAX_PAIRS = 401  # while ambiguous, within the budget
+STEADY_PAIRS = 41  # enough when the speedup is clear
+
+
+class NotReached(Exception):
+    """The measured run never executed the flagged lines: measuring it says nothing."""
 
 
 class Measurement:
-    def __init__(self, worker, run_b: Callable, run_f: Callable, state: State, namespace=None):
+    def __init__(
+        self,
+        worker,
+        run_b: Callable,
+        run_f: Callable,
+        state: State,
+        namespace=None,
+        limiter=None,
+        reach=None,
+    ):
         self.worker = worker
+        # (file, first line, last line) of the finding: the first run must execute one of them
+        self.reach = reach
+        self.reached: Optional[bool] = None
         self.runs = {"baseline": run_b, "fixed": run_f}
         self.state = state
         self.namespace = namespace if namespace is not None else {}
+        self.limiter = limiter  # loops.LoopLimiter: long loops cut after the same iterations
         self.peaks: Dict[str, Optional[int]] = {"baseline": None, "fixed": None}
 
     def one(self, which: str, seeded: bool = False):
         """(seconds, {"result": value, "variables": [...]}) for one run from the restored state."""
         self.state.restore()
+        if self.limiter is not None:
+            self.limiter.reset()
         self.worker.seed(framework=seeded)
         self.worker.peak_reset()
-        seconds, value = self.runs[which]()
+        try:
+            seconds, value = self.runs[which]()
+        except Exception as exc:
+            if which == "fixed":  # the variant failed, not the user's code: said apart
+                try:
+                    exc.__tfp_variant__ = True  # type: ignore[attr-defined]
+                except AttributeError:
+                    pass
+            raise
         peak = self.worker.peak()
         if peak is not None:
             self.peaks[which] = max(self.peaks[which] or 0, peak)
         return seconds, {"returned": value, "variables": self.state.values()}
 
     def run(self, arguments=()) -> dict:
-        first_b, _ = self.one("baseline", seeded=True)
-        first_f, _ = self.one("fixed", seeded=True)
+        from tflint_perf.verify.imports import SHORTEN
+
+        SHORTEN["on"] = False  # the measured code trains as written
+        try:
+            return self._run(arguments)
+        finally:
+            SHORTEN["on"] = True
+
+    def _first_baseline(self) -> None:
+        """The original's first run; the first of all is traced: does it run the flagged lines?"""
+        if self.reach is None or self.reached is not None:
+            self.one("baseline", seeded=True)
+            return
+        path, first, last = self.reach
+        hit: list = []
+
+        def local(frame, event, arg):
+            if event == "line" and first <= frame.f_lineno <= last:
+                hit.append(frame.f_lineno)
+            return None if hit else local
+
+        def calls(frame, event, arg):
+            return local if frame.f_code.co_filename == path and not hit else None
+
+        previous = sys.gettrace()
+        sys.settrace(calls)
+        try:
+            self.one("baseline", seeded=True)
+        finally:
+            sys.settrace(previous)
+        self.reached = bool(hit)
+
+    def _run(self, arguments) -> dict:
+        only = getattr(self.worker, "first_call_only", None)
+        if only:
+            self.reach = None
+        if self.limiter is not None and self.limiter.limits is None:
+            # the original once, to count the long loops' iterations (given to first-call workers)
+            self.limiter.calibrate(self._first_baseline)
+        if only:  # a fresh worker for one first call: nothing else ran before it
+            seconds, _ = self.one(only, seeded=True)
+            return {"first_call_only": only, "seconds": seconds}
+        self._first_baseline()
+        if self.reached is False:
+            self.state.restore()
+            raise NotReached()
+        self.one("fixed", seeded=True)
         created = self.state.capture()
         b1, f1, b2, f2 = [self.one(which, seeded=True)[1] for which in ("baseline", "fixed") * 2]
         result = {
-            "first_call_s": {"baseline": first_b, "fixed": first_f},
+            "limited": self.limiter.describe() if self.limiter is not None else "",
+            "loop_limits": self.limiter.limits if self.limiter is not None else None,
             "tolerance": {"rtol": self.worker.rtol, "atol": self.worker.atol},
             "state_variables": len(self.state),
             "created_variables": created,
@@ -91,7 +171,10 @@ class Measurement:
         return equal
 
     def timed_pairs(self) -> dict:
-        deadline = time.perf_counter() + self.worker.timeout * 0.5
+        start = time.perf_counter()
+        deadline = start + self.worker.timeout * 0.5
+        budget_end = start + getattr(self.worker, "budget", 30.0)
+        load_before = stats.load_average()
         self.one("baseline")
         self.one("fixed")
         times: Dict[str, list] = {"baseline": [], "fixed": []}
@@ -102,9 +185,12 @@ class Measurement:
                 times[which].append(self.one(which)[0])
             pairs += 1
             spent = sum(times["baseline"]) + sum(times["fixed"])
-            if pairs >= MAX_PAIRS or (pairs >= self.worker.repeats and spent >= MIN_TIMED_S):
-                break
-            if time.perf_counter() + spent / pairs > deadline:
+            now = time.perf_counter()
+            if pairs >= self.worker.repeats and spent >= MIN_TIMED_S or pairs >= STEADY_PAIRS:
+                decided = stats.decide(stats.ratios(times["baseline"], times["fixed"]))[0]
+                if decided != stats.AMBIGUOUS or pairs >= MAX_PAIRS or now > budget_end:
+                    break
+            if now + spent / pairs > deadline:
                 if pairs < self.worker.repeats:
                     note = f"only {pairs} timed pair(s) fit in half the time limit"
                 break
@@ -113,6 +199,8 @@ class Measurement:
             "baseline_times": times["baseline"],
             "fixed_times": times["fixed"],
             "repeats": pairs,
+            "timed_for_s": time.perf_counter() - start,
+            "load_average": [load_before, stats.load_average()],
             "peak_memory_bytes": self.peaks if any(self.peaks.values()) else None,
             "note": note,
         }

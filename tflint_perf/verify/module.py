@@ -11,7 +11,9 @@ from __future__ import annotations
 import ast
 import time
 
-from tflint_perf.verify.measure import Measurement
+from tflint_perf.verify.loops import NAME as LOOPS
+from tflint_perf.verify.loops import LoopLimiter, instrument
+from tflint_perf.verify.measure import Measurement, NotReached
 from tflint_perf.verify.state import State
 
 
@@ -45,6 +47,9 @@ def copy_namespace(worker, base: dict) -> dict:
     return out
 
 
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
 class _Parts:
     def __init__(self, worker, job: dict) -> None:
         tree = ast.parse(worker.source)
@@ -54,9 +59,32 @@ class _Parts:
         region_f = worker.statements(fixed_tree, *job["fixed_region"])
         prefix = [s for s in tree.body if s.end_lineno < self.first]
         self.prefix = worker.compile_body(prefix, worker.path)
+        self.common = sorted(bound_names(region_b) & bound_names(region_f))
+        # What the rest of the module reads: a loop's temporaries that nothing reads
+        # afterwards may differ (a step moved into a function no longer binds them).
+        later = [s for s in tree.body if s.lineno > self.last]
+        read = {n.id for s in later for n in ast.walk(s) if isinstance(n, ast.Name)}
+        self.live = [name for name in self.common if name in read]
+        self.outputs = self.live
+        # Definitions the fix adds (a step function moved out of a loop) run once, not in every timed
+        # run: a tf.function made anew per run would be traced anew per run.
+        own = bound_names(region_b) | {s.name for s in region_b if isinstance(s, _DEFINITIONS)}
+        added = [
+            s
+            for s in region_f
+            if isinstance(s, _DEFINITIONS) and s.name not in own and not job.get("cold")
+        ]
+        region_f = [s for s in region_f if s not in added]
+        fixed_name = f"{worker.path} ({job.get('variant') or 'fix'})"
+        self.definitions = worker.compile_body(added, fixed_name) if added else None
+        _, keys_b = instrument(region_b)
+        _, keys_f = instrument(region_f)
+        common = set(keys_b) & set(keys_f)
+        region_b, lines = instrument(region_b, common)
+        region_f, _ = instrument(region_f, common)
+        self.limiter = LoopLimiter(lines, job.get("loop_limits")) if lines else None
         self.baseline = worker.compile_body(region_b, worker.path)
-        self.fixed = worker.compile_body(region_f, f"{worker.path} ({job.get('variant') or 'fix'})")
-        self.outputs = sorted(bound_names(region_b) & bound_names(region_f))
+        self.fixed = worker.compile_body(region_f, fixed_name)
 
 
 def run_module_job(worker, job: dict) -> dict:
@@ -76,14 +104,20 @@ def run_module_job(worker, job: dict) -> dict:
     from tflint_perf.verify.equality import Materialiser
 
     materialise = Materialiser(worker.tf)
+    base[LOOPS] = parts.limiter
+    bases = {parts.baseline: base, parts.fixed: base}
+    if parts.definitions is not None:
+        bases[parts.fixed] = copy_namespace(worker, base)
+        worker.run_main(parts.definitions, bases[parts.fixed])
 
     def runner(code):
         def run():
             if job.get("cold"):
                 local = worker.namespace()
                 worker.run_main(parts.prefix, local)
+                local[LOOPS] = parts.limiter
             else:
-                local = copy_namespace(worker, base)
+                local = copy_namespace(worker, bases[code])
             start = time.perf_counter()
             worker.run_main(code, local)
             value = materialise({name: local[name] for name in parts.outputs if name in local})
@@ -93,11 +127,22 @@ def run_module_job(worker, job: dict) -> dict:
 
     try:
         state = State(worker.np, list(base.values()))
-        result = Measurement(worker, runner(parts.baseline), runner(parts.fixed), state, base).run()
+        if not parts.live and not len(state):  # nothing read later, no variables: all it binds
+            parts.outputs = parts.common
+        reach = (worker.path, job["line"], job["end_line"])
+        result = Measurement(
+            worker, runner(parts.baseline), runner(parts.fixed), state, base, parts.limiter, reach
+        ).run()
     except (worker.Stop, KeyboardInterrupt):
         raise
+    except NotReached:
+        return {
+            "status": "unverified",
+            "reason": f"running lines {parts.first}-{parts.last} never executed the flagged "
+            f"line {job['line']}: there is nothing to measure",
+        }
     except (Exception, SystemExit) as exc:
-        return {"status": "failed", "reason": worker.error_line(exc, worker.path)}
+        return worker.failed(exc)
     result["compared_names"] = parts.outputs
     result["where"] = f"module-level statements, lines {parts.first}-{parts.last}"
     return result

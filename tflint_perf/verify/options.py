@@ -10,6 +10,8 @@ here, when ``--verify`` is used::
     rtol = 1e-4            # numpy.allclose tolerances for the equality check
     atol = 1e-5
     memory = 8192          # MiB the flagged code may allocate (as --verify-memory; 0: no limit)
+    budget = 30            # seconds of extra timed pairs while the speedup is ambiguous
+    first_calls = false    # also time each variant's first call, in fresh workers (slow)
 
     [tool.tflint-perf.verify.inputs]
     # target function (module:function) = input factory (module:function)
@@ -33,10 +35,21 @@ DEFAULT_SIZE = 256
 DEFAULT_REPEATS = 7
 DEFAULT_RTOL = 1e-4
 DEFAULT_ATOL = 1e-5
+DEFAULT_BUDGET = 30.0
 
 _TARGET = re.compile(r"^[\w./\\-]+:[A-Za-z_]\w*$")
 _FACTORY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
-_KEYS = {"timeout", "size", "repeats", "rtol", "atol", "inputs", "memory"}
+_KEYS = {
+    "timeout",
+    "size",
+    "repeats",
+    "rtol",
+    "atol",
+    "inputs",
+    "memory",
+    "budget",
+    "first_calls",
+}
 
 
 def physical_memory() -> int:
@@ -54,6 +67,8 @@ class VerifyOptions:
     repeats: int = DEFAULT_REPEATS
     rtol: float = DEFAULT_RTOL
     atol: float = DEFAULT_ATOL
+    budget: float = DEFAULT_BUDGET
+    first_calls: bool = False
     # normalised target ("pkg/mod:function", no .py) -> factory "module:function"
     inputs: Dict[str, str] = field(default_factory=dict)
     root: Path = field(default_factory=Path.cwd)
@@ -137,6 +152,14 @@ def options_from_table(table: dict, root: Path, where: str = "configuration") ->
             setattr(options, key, _number(table, key, float, where, positive=False))
             if getattr(options, key) < 0:
                 raise ConfigError(f"{where}: verify.{key} must not be negative")
+    if "budget" in table:
+        options.budget = _number(table, "budget", float, where, positive=False)
+        if options.budget < 0:
+            raise ConfigError(f"{where}: verify.budget must not be negative")
+    if "first_calls" in table:
+        if not isinstance(table["first_calls"], bool):
+            raise ConfigError(f"{where}: verify.first_calls must be true or false")
+        options.first_calls = table["first_calls"]
     if "memory" in table:
         memory = _number(table, "memory", int, where, positive=False)
         if memory < 0:

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
 import tflint_perf
-from tflint_perf.verify import explain
+from tflint_perf.verify import explain, workcopy
 from tflint_perf.verify.options import VerifyOptions
 from tflint_perf.verify.verdicts import FAILED
 
@@ -68,16 +68,27 @@ class WorkerRun:
         self.source = spec.get("source", "")
         self.path_hint = os.path.abspath(spec["path"]) if spec.get("path") else ""
         self.tmp = tempfile.TemporaryDirectory(prefix="tflint-perf-verify-")
+        copy = workcopy.make(self.tmp.name, spec.get("path") or None)
         spec_path = os.path.join(self.tmp.name, "spec.json")
         with open(spec_path, "w", encoding="utf-8") as handle:
-            json.dump(dict(spec, memory_limit=options.memory_limit), handle)
+            json.dump(
+                dict(
+                    spec,
+                    memory_limit=options.memory_limit,
+                    workdir=copy.cwd,
+                    script_copy=copy.script,
+                    guard_roots=[copy.root],
+                    copy_note=copy.note,
+                ),
+                handle,
+            )
         self.process = subprocess.Popen(
             [options.python, "-m", "tflint_perf.verify.worker", spec_path],
-            cwd=self.tmp.name,
+            cwd=copy.cwd,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=_environment(options),
+            env=copy.environment(_environment(options)),
             start_new_session=(os.name == "posix"),
         )
         assert self.process.stdout is not None and self.process.stderr is not None
@@ -220,6 +231,7 @@ def _base_spec(options: VerifyOptions) -> dict:
         "repeats": options.repeats,
         "timeout": options.timeout,
         "size": options.size,
+        "budget": options.budget,
         "root": str(options.root),
     }
 
@@ -296,6 +308,19 @@ class _Round:
                 )
 
 
+def _package(path: str, source: str) -> str:
+    """The package a module with relative imports (``from .bbox import Box``) belongs to: its folder."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return ""
+    if any(isinstance(n, ast.ImportFrom) and n.level == 1 for n in tree.body):
+        return os.path.basename(os.path.dirname(os.path.abspath(path)))
+    return ""
+
+
 def run_jobs(
     path: str,
     source: str,
@@ -304,6 +329,7 @@ def run_jobs(
     failure: Optional[str] = None,
     on_result: Optional[Callable[[int, dict], None]] = None,
     on_hello: Optional[Callable[[dict], None]] = None,
+    extra: Optional[dict] = None,
 ) -> Dict[int, dict]:
     """Raw results by job id, with a new worker after a timeout or a crash."""
     results: Dict[int, dict] = {}
@@ -311,11 +337,14 @@ def run_jobs(
     while remaining:
         spec = dict(
             _base_spec(options),
+            **(extra or {}),
             path=os.path.abspath(path),
             source=source,
             jobs=remaining,
             failure=failure,
             skip_main=any(j.get("skip_main") for j in remaining),
+            notebook=any(j.get("notebook") for j in remaining),
+            package=_package(path, source),
         )
         run = WorkerRun(spec, options)
         work = _Round(remaining, results, on_result, on_hello)

@@ -18,6 +18,8 @@ Or, without running anything, an ``unverified`` outcome with its reason.
 from __future__ import annotations
 
 import ast
+import dataclasses
+import difflib
 from typing import Any, Dict, List, Optional, Tuple
 
 from tflint_perf.engine.fixes import apply_edits
@@ -93,6 +95,19 @@ def _is_import_insertion(edit) -> bool:
     return bool(body) and all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in body)
 
 
+def measured_diff(path: str, source: str, fixed: str, variant: str) -> str:
+    """The measured variant as a unified diff of the module (the rewrite is never written)."""
+    label = "fix" if variant == "fix" else "verification-only rewrite"
+    return "".join(
+        difflib.unified_diff(
+            source.splitlines(keepends=True),
+            fixed.splitlines(keepends=True),
+            f"{path} (original)",
+            f"{path} ({label}, measured)",
+        )
+    )
+
+
 def _variant(finding: Finding, source: str, spec: Verification) -> Tuple[Optional[list], str]:
     """(edits of the faster variant, "fix" or "rewrite"); failure rules may have none."""
     if finding.fix is not None:
@@ -146,9 +161,24 @@ def _regions(job: dict, source: str, tree: ast.Module, edits: list, fixed_tree: 
 def _function_job(job, finding, tree, func, fixed_region, spec: Verification, options) -> dict:
     if isinstance(func, ast.AsyncFunctionDef):
         raise Unverifiable(f"`{func.name}` is a coroutine function")
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(func)):
+        raise Unverifiable(f"`{func.name}` is a generator: its work happens as it is consumed")
     same = [s for s in fixed_region if isinstance(s, ast.FunctionDef) and s.name == func.name]
-    if len(fixed_region) != 1 or not same:
+    # A fix may add functions next to it (a training step moved out into a `@tf.function`).
+    added = [s for s in fixed_region if s not in same]
+    module_names = {s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.ClassDef))}
+    if (
+        len(same) != 1
+        or not all(isinstance(s, ast.FunctionDef) for s in added)
+        or {s.name for s in added} & module_names
+    ):
         raise Unverifiable(f"the {job['variant']} changes more than the function `{func.name}`")
+    job["added_defs"] = [[_start(s), last_line(s)] for s in added]
+    # The lines a measured call must run: the finding's, or (a finding on the `def` itself)
+    # any of the body's.
+    body_start = func.body[0].lineno
+    whole = finding.line < body_start
+    job["reach"] = [body_start, last_line(func)] if whole else [finding.line, finding.end_line]
     specs, why = inputs_mod.plan_inputs(
         finding.code, func, finding.line, finding.end_line, options.size, spec.inputs, tree
     )
@@ -162,14 +192,79 @@ def _function_job(job, finding, tree, func, fixed_region, spec: Verification, op
     return job
 
 
+def _method_job(job, finding, tree, cls: ast.ClassDef, fixed_region, spec, options) -> dict:
+    """A finding inside a method: timed at the method's first call on an instance."""
+    methods = [
+        s
+        for s in cls.body
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and _start(s) <= finding.line <= last_line(s)
+    ]
+    if not methods:
+        raise Unverifiable(
+            f"the finding is in the body of class `{cls.name}`, not in one of its methods"
+        )
+    method = methods[0]
+    if isinstance(method, ast.AsyncFunctionDef):
+        raise Unverifiable(f"`{cls.name}.{method.name}` is a coroutine method")
+    kinds = {ast.unparse(d).rsplit(".", 1)[-1] for d in method.decorator_list}
+    if kinds & {"staticmethod", "classmethod", "property"}:
+        raise Unverifiable(f"`{cls.name}.{method.name}` is a {sorted(kinds)[0]}, not a method")
+    fixed = [s for s in fixed_region if isinstance(s, ast.ClassDef) and s.name == cls.name]
+    if len(fixed_region) != 1 or not fixed:
+        raise Unverifiable(f"the {job['variant']} changes more than the class `{cls.name}`")
+    others = [ast.dump(s) for s in cls.body if s is not method]
+    fixed_method = [
+        s for s in fixed[0].body if isinstance(s, ast.FunctionDef) and s.name == method.name
+    ]
+    fixed_others = [ast.dump(s) for s in fixed[0].body if s not in fixed_method]
+    if len(fixed_method) != 1 or others != fixed_others:
+        raise Unverifiable(
+            f"the {job['variant']} changes more than the method `{cls.name}.{method.name}`"
+        )
+    if spec.timing is Timing.COLD:
+        raise Unverifiable("cold timing (every run from fresh definitions) of a method is not done")
+    job = _function_job(job, finding, tree, method, [fixed_method[0]], spec, options)
+    job["owner"] = cls.name
+    job["init"] = _init_plan(cls, tree)
+    return job
+
+
+def _init_plan(cls: ast.ClassDef, tree: ast.Module) -> Optional[dict]:
+    """How to make an instance when nothing did: ``__init__``'s arguments from the module's globals."""
+    init = next(
+        (s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None
+    )
+    if init is None:
+        return {"kwargs": {}} if not cls.bases else None
+    needed, _ = inputs_mod.parameters(init)
+    bound = {
+        n.id
+        for stmt in tree.body
+        for n in [stmt, *_own_nodes(stmt)]
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    if not set(needed) <= bound:
+        return None
+    return {"kwargs": {name: name for name in needed}}  # parameter -> the module's global
+
+
+def _own_nodes(func: ast.AST):
+    """The nodes of a function's body, not of the functions and classes nested in it."""
+    todo = list(ast.iter_child_nodes(func))
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+
+
 def _timed_job(job, finding, source, tree, edits, spec: Verification, options) -> dict:
     fixed_tree = ast.parse(str(job["fixed_source"]))
     region, fixed_region = _regions(job, source, tree, edits, fixed_tree)
     job["cold"] = spec.timing is Timing.COLD
     if len(region) == 1 and isinstance(region[0], ast.ClassDef):
-        raise Unverifiable(
-            f"the finding is inside class `{region[0].name}`: --verify times module-level code and top-level functions"
-        )
+        return _method_job(job, finding, tree, region[0], fixed_region, spec, options)
     if len(region) == 1 and isinstance(region[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
         return _function_job(job, finding, tree, region[0], fixed_region, spec, options)
     job["mode"] = "module"
@@ -200,6 +295,7 @@ def plan_finding(
         job["fixed_source"] = apply_edits(source, edits) if edits else None
         job["variant"] = variant if job["fixed_source"] is not None else None
         if job["fixed_source"] is not None:
+            job["diff"] = measured_diff(finding.path, source, job["fixed_source"], variant)
             try:
                 ast.parse(job["fixed_source"])
             except SyntaxError:
@@ -219,10 +315,15 @@ def plan_file(
     first_id: int,
     options: VerifyOptions,
     rules: Dict[str, type],
+    position=None,
 ) -> Tuple[List[dict], Dict[int, dict]]:
+    """Jobs and immediate outcomes; ``position(finding)`` gives its lines in ``source`` (notebooks)."""
+    why = ""
     try:
         tree: Optional[ast.Module] = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except SyntaxError as exc:
+        tree, why = None, f" (line {exc.lineno}: {exc.msg})"
+    except ValueError:
         tree = None
     jobs, outcomes = [], {}
     for offset, finding in enumerate(findings):
@@ -232,9 +333,14 @@ def plan_file(
             continue
         rule = rules.get(finding.code)
         spec = getattr(rule, "verification", None) or Verification()
+        if position is not None:
+            line, end_line = position(finding)
+            finding = dataclasses.replace(finding, line=line, end_line=end_line)
         job, outcome = plan_finding(job_id, finding, source, tree, options, spec)
         if job is not None:
             jobs.append(job)
         elif outcome is not None:
+            if tree is None:
+                outcome["reason"] += why
             outcomes[job_id] = outcome
     return jobs, outcomes

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import math
+import os
 from typing import IO, List, Optional, Sequence
 
 from tflint_perf.engine.rule import Finding
@@ -12,6 +13,7 @@ COLORS = {
     "verified": "#2e7d32",
     "fixed": "#2e7d32",
     "no-speedup": "#9e9e9e",
+    "inconclusive": "#b0a36a",
     "reproduced": "#ef6c00",
     "mismatch": "#c62828",
     "failed": "#c62828",
@@ -32,10 +34,10 @@ def seconds(value: Optional[float]) -> str:
 def speedup_text(v: dict) -> str:
     if v.get("speedup") is None:
         return "-"
-    low, high = v.get("spread") or (None, None)
+    low, high = v.get("interval") or v.get("spread") or (None, None)
     text = f"{v['speedup']:.2f}x"
     if low is not None:
-        text += f" ({low:.2f}-{high:.2f}x)"  # interquartile range of per-pair speedups
+        text += f" ({low:.2f}-{high:.2f}x)"  # 95% interval of the median per-pair speedup
     return text
 
 
@@ -56,6 +58,8 @@ def header(session) -> str:
     parts = [f"device: {session.device or 'none'}"]
     if session.tf_version:
         parts.append(f"TensorFlow {session.tf_version}")
+    if getattr(session, "load_average", None) is not None:
+        parts.append(f"load average {session.load_average:.2f} at the start")
     return "Verify (" + ", ".join(parts) + ")"
 
 
@@ -65,7 +69,8 @@ def _details(v: dict) -> str:
     if v.get("first_call_s"):
         first = v["first_call_s"]
         details.append(
-            f"first call {seconds(first.get('baseline'))} -> {seconds(first.get('fixed'))}"
+            f"first call {seconds(first.get('baseline'))} -> {seconds(first.get('fixed'))} "
+            "(fresh workers, both orders)"
         )
     if v.get("repeats"):
         details.append(f"{v['repeats']} timed pairs")
@@ -86,12 +91,12 @@ def _details(v: dict) -> str:
     return f" [{'; '.join(details)}]" if details else ""
 
 
-def write_table(findings: Sequence[Finding], out: IO[str], session=None) -> None:
+def write_table(findings: Sequence[Finding], out: IO[str], session=None, diffs=False) -> None:
     rows = verified_findings(findings)
     if not rows:
         return
     out.write("\n" + (header(session) if session is not None else "Verify") + ":\n")
-    table = [("location", "code", "device", "baseline", "fixed", "speedup (IQR)", "verdict")]
+    table = [("location", "code", "device", "baseline", "fixed", "speedup (95% CI)", "verdict")]
     for f in rows:
         v = f.extra["verify"]
         table.append(
@@ -116,6 +121,11 @@ def write_table(findings: Sequence[Finding], out: IO[str], session=None) -> None
         )
         counts[v.get("status")] = counts.get(v.get("status"), 0) + 1
     out.write("Verdicts: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) + ".\n")
+    if diffs:
+        for f in rows:
+            diff = f.extra["verify"].get("diff")
+            if diff:
+                out.write(f"\nMeasured for {_location(f)} {f.code}:\n{diff}")
 
 
 def _mib(value) -> str:
@@ -128,7 +138,7 @@ def _html_row(f: Finding) -> str:
     equal = {True: "yes", False: "NO", None: "-"}[v.get("equal")]
     color = COLORS.get(v.get("status"), "#333")
     cells = [
-        ("", _location(f)),
+        ("", f"{os.path.abspath(f.path)}:{f.line}:{f.column}"),
         ("", f.code),
         ("", _device_short(v)),
         (" class=num", seconds(v.get("baseline_s"))),
@@ -145,6 +155,31 @@ def _html_row(f: Finding) -> str:
         + "".join(f"<td{cls}>{html.escape(str(cell))}</td>" for cls, cell in cells)
         + f'<td style="color:{color};font-weight:bold">{html.escape(v.get("status", ""))}</td>'
         + f"<td class=reason>{html.escape(v.get('reason') or '')}</td></tr>"
+        + _html_detail(f, v)
+    )
+
+
+def _html_detail(f: Finding, v: dict) -> str:
+    """The finding's message and the measured variant as a diff, under its row."""
+    diff = v.get("diff") or ""
+    lines = []
+    for line in diff.splitlines():
+        kind = "add" if line.startswith("+") else "del" if line.startswith("-") else ""
+        lines.append(
+            f"<span class={kind}>{html.escape(line)}</span>" if kind else html.escape(line)
+        )
+    what = (
+        "<details><summary>measured variant ("
+        + ("the fix" if v.get("variant") == "fix" else "a verification-only rewrite, never written")
+        + ")</summary><pre class=diff>"
+        + "\n".join(lines)
+        + "</pre></details>"
+        if diff
+        else "<p class=reason>nothing was measured against a variant</p>"
+    )
+    return (
+        f"<tr class=detail><td colspan=10><p><b>{html.escape(f.code)}</b> "
+        f"{html.escape(f.message)}</p>{what}</td></tr>"
     )
 
 
@@ -157,26 +192,43 @@ def write_html(findings: Sequence[Finding], path: str, session=None) -> None:
         "body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0}",
         "td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f4f4f4}",
         "td.num{text-align:right;font-variant-numeric:tabular-nums}.reason{color:#555;font-size:12px;max-width:40em}",
+        "tr.detail td{background:#fafafa;font-size:12px}pre.diff{margin:4px 0;overflow-x:auto}",
+        ".add{color:#2e7d32}.del{color:#c62828}",
         "</style></head><body>",
         f"<h1>{title}</h1>",
         f"<p>{html.escape(header(session) if session is not None else 'Verify')}</p>",
         _svg(rows),
         "<table><tr><th>location</th><th>code</th><th>device</th><th>baseline</th><th>fixed</th>"
-        "<th>speedup (IQR)</th><th>first call (baseline / fixed)</th><th>equal</th><th>verdict</th><th>reason</th></tr>",
+        "<th>speedup (95% CI)</th><th>first call (baseline / fixed)</th><th>equal</th><th>verdict</th><th>reason</th></tr>",
     ]
     parts += [_html_row(f) for f in rows]
     parts.append(
         "</table><p class=reason>Each finding's code and its fix ran in a fresh worker process; "
-        "baseline and fixed alternate after a warm-up run; medians shown, the spread is the interquartile range of "
-        "per-pair speedups.</p></body></html>\n"
+        "baseline and fixed alternate after a warm-up run; the speedup is the median of the per-pair "
+        "speedups, with its 95% confidence interval; the verdict needs the whole interval above 1.05x "
+        "(verified) or below it (no-speedup), else it is inconclusive.</p></body></html>\n"
     )
     with open(path, "w", encoding="utf-8") as handle:
         handle.write("\n".join(parts))
 
 
+_BAR_ORDER = {"verified": 0, "inconclusive": 1, "no-speedup": 2}
+
+
 def _svg(rows: Sequence[Finding]) -> str:
-    """A horizontal bar per finding: speedup on a log scale (1x marked)."""
+    """A horizontal bar per finding: speedup on a log scale (1x marked).
+
+    Verified findings first (largest speedup on top), then inconclusive,
+    then no-speedup; only verified bars are filled: an outlined grey bar
+    never reads as a winner, however long.
+    """
     timed = [f for f in rows if f.extra["verify"].get("speedup")]
+    timed.sort(
+        key=lambda f: (
+            _BAR_ORDER.get(f.extra["verify"].get("status"), 3),
+            -f.extra["verify"]["speedup"],
+        )
+    )
     if not timed:
         return "<p>No timed findings.</p>"
     label_w, bar_w, row_h = 260, 420, 24
@@ -199,14 +251,16 @@ def _svg(rows: Sequence[Finding]) -> str:
         y = i * row_h + 4
         start, end = sorted((one, x(v["speedup"])))
         color = COLORS.get(v.get("status"), "#333")
-        label = html.escape(f"{f.code} {f.path.rsplit('/', 1)[-1]}:{f.line}")
+        label = html.escape(f"{f.code} {f.path}:{f.line}"[-60:])
         out.append(
             f'<text x="{label_w - 6}" y="{y + 15}" text-anchor="end" font-size="12">{label}</text>'
         )
+        fill = color if v.get("status") == "verified" else "none"
         out.append(
-            f'<rect x="{start:.1f}" y="{y}" width="{max(end - start, 1):.1f}" height="{row_h - 8}" fill="{color}"/>'
+            f'<rect x="{start:.1f}" y="{y}" width="{max(end - start, 1):.1f}" height="{row_h - 8}" '
+            f'fill="{fill}" stroke="{color}" stroke-dasharray="{"" if fill != "none" else "4,2"}"/>'
         )
-        low, high = v.get("spread") or (v["speedup"], v["speedup"])
+        low, high = v.get("interval") or v.get("spread") or (v["speedup"], v["speedup"])
         out.append(
             f'<line x1="{x(low):.1f}" x2="{x(high):.1f}" y1="{y + 8}" y2="{y + 8}" stroke="#000" stroke-width="1"/>'
         )

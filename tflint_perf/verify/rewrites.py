@@ -10,7 +10,8 @@ rewrites are measured and compared, never applied to the user's files.
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, List, Optional
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Tuple
 
 from tflint_perf.engine.rule import Edit
 from tflint_perf.engine.verification import Rewrite
@@ -21,7 +22,6 @@ from tflint_perf.verify.source import (
     dotted,
     end_col,
     last_line,
-    uses,
 )
 from tflint_perf.verify.vectorise import stack_to_vector
 
@@ -31,13 +31,13 @@ _PREDICT_ONLY = {"verbose", "batch_size", "steps", "callbacks"}
 
 
 def predict_as_call(src: Source, line: int, end_line: int) -> List[Edit]:
-    """``model.predict(x)`` in a loop -> ``model(x, training=False).numpy()``."""
+    """``model.predict(x)`` (or ``predict_on_batch``) in a loop -> ``model(x, training=False).numpy()``."""
     edits = []
     for node in ast.walk(src.tree):
         if not (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "predict"
+            and node.func.attr in ("predict", "predict_on_batch")
             and line <= node.lineno <= end_line
         ):
             continue
@@ -53,7 +53,7 @@ def predict_as_call(src: Source, line: int, end_line: int) -> List[Edit]:
             src.span_edit(node, node, f"{model}({src.segment(args[0])}, training=False).numpy()")
         )
     if not edits:
-        raise Unsupported("no `.predict(...)` call at the finding")
+        raise Unsupported("no `.predict(...)` or `.predict_on_batch(...)` call at the finding")
     return edits
 
 
@@ -171,73 +171,208 @@ def hoist(src: Source, line: int, end_line: int) -> List[Edit]:
 
 
 _CONCATS = {"concat", "concatenate"}
+_STACKERS = {"vstack", "hstack", "row_stack"}
+_PARTS = "__tfp_parts"
 
 
-def _concat_parts(stmt: ast.stmt):
-    """(name, call, piece, axis nodes) of ``name = concat([name, piece], axis)``."""
+@dataclass
+class _Growth:
+    """How one statement grows ``name``: the piece it adds, and the call that joins pieces."""
+
+    stmt: ast.stmt
+    piece: ast.expr
+    join: str  # the joining call's source, with {parts} for the list of pieces
+    first_piece: bool = False  # `if x.size == 0: x = p else: x = join(x, p)`: x starts as p
+    flattens: bool = False  # np.append without an axis: no piece, no change (not even a flat x)
+
+
+def _axis_text(src: Source, call: ast.Call, positional: int) -> Optional[str]:
+    axis = call.args[positional:] + [k.value for k in call.keywords if k.arg == "axis"]
+    if len(axis) > 1 or any(k.arg not in ("axis",) for k in call.keywords):
+        raise Unsupported("the concatenation takes arguments other than the pieces and the axis")
+    if not axis:
+        return None
+    node = axis[0]
     if not (
+        isinstance(node, ast.Constant)
+        or (isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant))
+    ):
+        raise Unsupported("the axis is not a literal")
+    return src.segment(node)
+
+
+def _growth_call(src: Source, call: ast.AST, name: str) -> Optional[Tuple[ast.expr, str]]:
+    """(piece, join template) when ``call`` is ``concat([name, piece])`` in one of its spellings."""
+    if not isinstance(call, ast.Call):
+        return None
+    func = src.segment(call.func)
+    short = dotted(call.func).rsplit(".", 1)[-1]
+    grown = lambda node: isinstance(node, ast.Name) and node.id == name  # noqa: E731
+    if short in _CONCATS | _STACKERS and call.args:
+        pair = call.args[0]
+        if not (
+            isinstance(pair, (ast.List, ast.Tuple)) and len(pair.elts) == 2 and grown(pair.elts[0])
+        ):
+            return None
+        if short in _STACKERS:
+            if len(call.args) > 1 or call.keywords:
+                raise Unsupported("the stacking call takes more than the pieces")
+            return pair.elts[1], f"{func}({{parts}})"
+        axis = _axis_text(src, call, 1)
+        return pair.elts[1], f"{func}({{parts}}" + (f", axis={axis})" if axis else ")")
+    if (
+        short == "append"
+        and len(call.args) >= 2
+        and grown(call.args[0])
+        and isinstance(call.func, ast.Attribute)
+    ):
+        numpy = src.segment(call.func.value)
+        axis = _axis_text(src, call, 2)
+        if axis is not None:
+            return call.args[1], f"{numpy}.concatenate({{parts}}, axis={axis})"
+        # without an axis, np.append flattens both sides
+        return call.args[1], f"{numpy}.concatenate([{numpy}.ravel(__p) for __p in {{parts}}])"
+    return None
+
+
+def _empty_test(test: ast.expr, name: str) -> bool:
+    """``x.size == 0``, ``len(x) == 0``, ``x.shape[0] == 0``, ``x is None``, ``not x.size``..."""
+    text = ast.unparse(test).replace(" ", "")
+    return text in {
+        f"{name}.size==0",
+        f"len({name})==0",
+        f"{name}.shape[0]==0",
+        f"{name}isNone",
+        f"not{name}.size",
+        f"not{name}.any()",
+        f"not{name}",
+    }
+
+
+def _growth(src: Source, stmt: ast.stmt, name: str) -> Optional[_Growth]:
+    """How ``stmt`` grows ``name``, or None when it does not."""
+    if (
         isinstance(stmt, ast.Assign)
         and len(stmt.targets) == 1
         and isinstance(stmt.targets[0], ast.Name)
+        and stmt.targets[0].id == name
     ):
-        raise Unsupported("the grown tensor is not bound by `name = ...`")
-    name = stmt.targets[0].id
-    call = stmt.value
-    if not (
-        isinstance(call, ast.Call)
-        and dotted(call.func).rsplit(".", 1)[-1] in _CONCATS
-        and call.args
-        and isinstance(call.args[0], (ast.List, ast.Tuple))
-        and len(call.args[0].elts) == 2
-    ):
-        raise Unsupported("the statement is not `x = concat([x, piece], axis)`")
-    grown, piece = call.args[0].elts
-    if not (isinstance(grown, ast.Name) and grown.id == name) or uses(piece, name):
-        raise Unsupported("the statement does not append one piece to the grown tensor")
-    axis = call.args[1:] + [k.value for k in call.keywords if k.arg == "axis"]
-    if len(call.args) > 2 or any(k.arg not in ("axis",) for k in call.keywords) or len(axis) > 1:
-        raise Unsupported("the concatenation takes arguments other than the pieces and the axis")
-    if axis and not (
-        isinstance(axis[0], ast.Constant)
-        or (isinstance(axis[0], ast.UnaryOp) and isinstance(axis[0].operand, ast.Constant))
-    ):
-        raise Unsupported("the axis is not a literal")
-    return name, call, piece, axis
-
-
-def _grows_only(loop, stmt: ast.stmt, name: str) -> None:
-    """Raise unless the loop does nothing else with ``name`` and always runs to its end."""
-    others = [s for s in loop.body if s is not stmt]
+        found = _growth_call(src, stmt.value, name)
+        if found is not None:
+            return _Growth(stmt, found[0], found[1], flattens="ravel" in found[1])
     if (
-        name in _stored(others)
-        or _read(others, name)
-        or (isinstance(loop, ast.While) and _read([loop.test], name))
+        isinstance(stmt, ast.If)
+        and _empty_test(stmt.test, name)
+        and len(stmt.body) == len(stmt.orelse) == 1
     ):
-        raise Unsupported(f"the loop uses `{name}` other than to grow it")
+        first, other = stmt.body[0], stmt.orelse[0]
+        grows = _growth(src, other, name)
+        if (
+            grows is not None
+            and isinstance(first, ast.Assign)
+            and len(first.targets) == 1
+            and isinstance(first.targets[0], ast.Name)
+            and first.targets[0].id == name
+            and ast.dump(first.value) == ast.dump(grows.piece)
+        ):
+            return _Growth(stmt, grows.piece, grows.join, True, grows.flattens)
+    return None
+
+
+def _growths_in(src: Source, loop, name: str) -> List[_Growth]:
+    """Every statement of ``loop`` that grows ``name``; raise if the loop uses it otherwise."""
+    growths: List[_Growth] = []
+    inside: set = set()
+    for node in ast.walk(loop):  # breadth first: an `if` growth before the assignments in it
+        if isinstance(node, ast.stmt) and node is not loop and id(node) not in inside:
+            found = _growth(src, node, name)
+            if found is not None:
+                growths.append(found)
+                inside |= {id(n) for n in ast.walk(found.stmt)}
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Name) and node.id == name and id(node) not in inside:
+            raise Unsupported(f"the loop uses `{name}` other than to grow it")
     if isinstance(loop, ast.For) and name in _stored([loop.target]):
         raise Unsupported(f"`{name}` is the loop variable")
-    if loop.orelse or any(
-        isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom)) for n in ast.walk(loop)
+    kinds = {g.first_piece for g in growths}
+    if len(kinds) > 1 or len({g.join for g in growths}) > 1:
+        raise Unsupported(f"`{name}` grows in more than one way")
+    return growths
+
+
+def _growth_loop(src: Source, stmt: ast.stmt, name: str):
+    """The outermost loop around ``stmt`` in which ``name`` is only grown (by the same call)."""
+    best, growths = None, None
+    node = src.parents.get(stmt)
+    while node is not None and not isinstance(
+        node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)
+    ):
+        if isinstance(node, (ast.For, ast.While)):
+            try:
+                found = _growths_in(src, node, name)
+            except Unsupported:
+                if best is None:
+                    raise
+                break
+            best, growths = node, found
+        node = src.parents.get(node)
+    if best is None or not growths:
+        raise Unsupported("the growing statement is not in a loop")
+    if best.orelse or any(
+        isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom)) for n in ast.walk(best)
     ):
         raise Unsupported("the loop can leave its function early (return/yield) or has an else")
+    return best, growths
+
+
+def _grown_name(src: Source, line: int, end_line: int) -> Tuple[ast.stmt, str]:
+    """The statement at the finding that grows a tensor, and the tensor's name."""
+    candidates = []
+    for node in ast.walk(src.tree):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.lineno <= end_line
+            and line <= last_line(node)
+            and _growth_call(src, node.value, node.targets[0].id) is not None
+        ):
+            candidates.append(node)
+    if not candidates:
+        raise Unsupported(
+            "the statement is not `x = concat([x, piece], axis)` or `x = np.append(x, piece)`"
+        )
+    stmt = min(candidates, key=lambda n: abs(n.lineno - line))
+    return stmt, stmt.targets[0].id  # type: ignore[attr-defined]
 
 
 def concat_once(src: Source, line: int, end_line: int) -> List[Edit]:
-    """``acc = concat([acc, piece])`` per iteration -> append pieces to a list, concatenate once after the loop."""
-    stmt, loop = _statement_at(src, line, end_line)
-    name, call, piece, axis = _concat_parts(stmt)
-    _grows_only(loop, stmt, name)
-    if not _own_lines(src, stmt):
-        raise Unsupported("the statement shares its line with another")
-    parts = "__tfp_parts"
+    """``x = concat([x, piece])`` per iteration (also ``np.append``, ``vstack``, in a branch, or from
+    an empty start) -> the pieces collected in a list, joined once after the loop."""
+    stmt, name = _grown_name(src, line, end_line)
+    grower = src.parents.get(stmt)
+    if isinstance(grower, ast.If) and _growth(src, grower, name) is not None:
+        stmt = grower
+    loop, growths = _growth_loop(src, stmt, name)
+    for growth in growths:
+        if not _own_lines(src, growth.stmt):
+            raise Unsupported("a growing statement shares its line with another")
     outer = _indent(src, loop.lineno)
-    axis_text = f", axis={src.segment(axis[0])}" if axis else ""
     first = min([loop.lineno] + [d.lineno for d in getattr(loop, "decorator_list", [])])
-    return [
-        Edit(first, 0, first, 0, f"{outer}{parts} = [{name}]\n"),
-        src.span_edit(stmt, stmt, f"{parts}.append({src.segment(piece)})"),
-        _after(src, loop, f"{outer}{name} = {src.segment(call.func)}({parts}{axis_text})"),
+    join = growths[0].join.format(parts=_PARTS)
+    if growths[0].first_piece:
+        start, after = f"{outer}{_PARTS} = []\n", f"{outer}if {_PARTS}:\n{outer}    {name} = {join}"
+    elif growths[0].flattens:
+        start = f"{outer}{_PARTS} = [{name}]\n"
+        after = f"{outer}if len({_PARTS}) > 1:\n{outer}    {name} = {join}"
+    else:
+        start, after = f"{outer}{_PARTS} = [{name}]\n", f"{outer}{name} = {join}"
+    edits = [Edit(first, 0, first, 0, start)]
+    edits += [
+        src.span_edit(g.stmt, g.stmt, f"{_PARTS}.append({src.segment(g.piece)})") for g in growths
     ]
+    edits.append(_after(src, loop, after))
+    return edits
 
 
 REWRITES: Dict[Rewrite, Callable[[Source, int, int], List[Edit]]] = {

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence
 
 from tflint_perf.engine.rule import Finding
 from tflint_perf.verify import orchestrate, verdicts
 from tflint_perf.verify.options import VerifyOptions
 from tflint_perf.verify.plan import plan_file, unverified
+from tflint_perf.verify.stats import load_average
 
 
 @dataclass
@@ -18,6 +19,7 @@ class Session:
     device_info: dict = field(default_factory=dict)
     tf_version: str = ""
     message: str = ""  # said once (missing TensorFlow)
+    load_average: Optional[float] = None  # the machine's, when the run started
     device_final: bool = False  # device_info comes from a worker that loaded TensorFlow
 
     def hello(self, message: dict) -> None:
@@ -67,13 +69,30 @@ class Progress:
 def _attach(finding: Finding, outcome: dict, session: "Session") -> None:
     outcome = dict(outcome)
     outcome.setdefault("device", session.device or "none")
-    for key in ("baseline_s", "fixed_s", "speedup", "spread", "first_call_s", "equal"):
+    for key in ("baseline_s", "fixed_s", "speedup", "spread", "first_call_s", "equal", "diff"):
         outcome.setdefault(key, None)
     outcome.setdefault("repeats", 0)
     outcome.setdefault("reason", "")
     if session.device_info:
         outcome["device_facts"] = session.device_info
     finding.extra["verify"] = outcome
+
+
+def _cells(view):
+    """``_attach`` for a notebook: lines of the joined module said as cells."""
+
+    def attach(finding: Finding, outcome: dict, session: "Session") -> None:
+        outcome = dict(outcome)
+        for key in ("reason", "where"):
+            if isinstance(outcome.get(key), str):
+                outcome[key] = view.cells_text(outcome[key])
+        if outcome.get("diff"):
+            outcome["diff"] = outcome["diff"].replace(
+                " (original)", " (code cells joined, original)", 1
+            )
+        _attach(finding, outcome, session)
+
+    return attach
 
 
 def _no_tensorflow(session: Session, hello: dict, options: VerifyOptions, stderr) -> None:
@@ -88,17 +107,26 @@ def _no_tensorflow(session: Session, hello: dict, options: VerifyOptions, stderr
 
 
 def verify(
-    files: List[Tuple[str, Optional[str], List[Finding]]],
+    files: Sequence[tuple],
     options: VerifyOptions,
     rules: Dict[str, type],
     stderr=None,
 ) -> Session:
-    """Verify every finding of ``files`` ((path, source or None, findings)); never raises for user code."""
+    """Verify every finding of ``files``: (path, source or None, findings[, NotebookView]).
+
+    Never raises for the user's code.
+    """
     stderr = stderr or sys.stderr
     session = Session()
-    session.findings = [f for _, _, findings in files for f in findings]
+    session.load_average = load_average()
+    session.findings = [f for entry in files for f in entry[2]]
     if not session.findings:
         return session
+    stderr.write(
+        f"tflint-perf: --verify runs the code under review ({len(files)} file(s)) in worker "
+        "processes, with guard rails (no network, no writes outside a temporary working copy) "
+        "that are not a sandbox: do not use it on untrusted code\n"
+    )
     hello = orchestrate.probe(options)
     session.device_info = hello.get("device") or {}
     if not hello.get("ok"):
@@ -107,15 +135,17 @@ def verify(
     session.device = session.device_info.get("description", "unknown device")
     progress = Progress(len(session.findings), options.progress, stderr)
     next_id = 0
-    for path, source, findings in files:
+    for entry in files:
+        path, source, findings = entry[:3]
         by_id = {next_id + i: f for i, f in enumerate(findings)}
-        _verify_file(session, path, source, by_id, next_id, options, rules, progress)
+        view = entry[3] if len(entry) > 3 else None
+        _verify_file(session, path, source, by_id, next_id, options, rules, progress, view)
         next_id += len(findings)
     progress.close()
     return session
 
 
-def _verify_file(session, path, source, by_id, first_id, options, rules, progress) -> None:
+def _verify_file(session, path, source, by_id, first_id, options, rules, progress, view) -> None:
     if source is None:
         for finding in by_id.values():
             _attach(
@@ -123,19 +153,29 @@ def _verify_file(session, path, source, by_id, first_id, options, rules, progres
             )
             progress.step()
         return
-    jobs, outcomes = plan_file(path, source, list(by_id.values()), first_id, options, rules)
+    attach = _attach if view is None else _cells(view)
+    position = view.position if view is not None else None
+    jobs, outcomes = plan_file(
+        path, source, list(by_id.values()), first_id, options, rules, position
+    )
+    for job in jobs:
+        job["notebook"] = view is not None
     for job_id, outcome in outcomes.items():
-        _attach(by_id[job_id], outcome, session)
+        attach(by_id[job_id], outcome, session)
         progress.step(f"{path}:{by_id[job_id].line} {by_id[job_id].code}")
     timing = [j for j in jobs if j["mode"] in ("module", "function")]
     if timing:
         variants = {j["id"]: j.get("variant") for j in timing}
+        diffs = {j["id"]: j.get("diff") for j in timing}
 
         def done(job_id, raw):
             finding = by_id[job_id]
             outcome = verdicts.timing_verdict(raw, session.device)
+            if variants[job_id] == "rewrite":
+                verdicts.rewrite_outcome(outcome, raw)
             outcome["variant"] = variants[job_id]
-            _attach(finding, outcome, session)
+            outcome["diff"] = diffs[job_id]
+            attach(finding, outcome, session)
             progress.step(f"{path}:{finding.line} {finding.code}")
 
         progress.show(f"{path} (importing TensorFlow)")
@@ -145,10 +185,38 @@ def _verify_file(session, path, source, by_id, first_id, options, rules, progres
         for job in timing:  # anything the callbacks did not see
             if "verify" not in by_id[job["id"]].extra:
                 done(job["id"], raws.get(job["id"], {"status": "failed", "reason": "no result"}))
+        if options.first_calls:
+            _first_calls(session, path, source, timing, by_id, options, progress)
     for job in (j for j in jobs if j["mode"] == "failure"):
         finding = by_id[job["id"]]
-        _attach(finding, _failure(session, path, source, job, finding, options, progress), session)
+        outcome = _failure(session, path, source, job, finding, options, progress)
+        outcome["diff"] = job.get("diff")
+        attach(finding, outcome, session)
         progress.step(f"{path}:{finding.line} {finding.code}")
+
+
+_TIMED = (verdicts.VERIFIED, verdicts.NO_SPEEDUP, verdicts.INCONCLUSIVE)
+
+
+def _first_calls(session, path, source, jobs, by_id, options, progress) -> None:
+    """Each variant's first call in its own fresh worker, in both orders (4 workers per finding)."""
+    for job in jobs:
+        outcome = by_id[job["id"]].extra.get("verify", {})
+        if outcome.get("status") not in _TIMED:
+            continue
+        runs = []
+        job = dict(job, loop_limits=outcome.get("loop_limits"))  # the same iterations as timed
+        for order in (("baseline", "fixed"), ("fixed", "baseline")):
+            run: dict = {}
+            for which in order:
+                progress.show(f"{path}:{job['line']} first call of the {which}")
+                raw = orchestrate.run_jobs(
+                    path, source, [job], options, extra={"first_call_only": which}
+                ).get(job["id"], {})
+                if "seconds" in raw:
+                    run[which] = raw["seconds"]
+            runs.append(run)
+        verdicts.add_first_calls(outcome, runs)
 
 
 def _failure(session, path, source, job, finding, options, progress) -> dict:

@@ -61,11 +61,15 @@ class Source:
         )
 
     def tf_alias(self) -> Optional[str]:
+        return self.module_alias("tensorflow")
+
+    def module_alias(self, module: str) -> Optional[str]:
+        """The name a top-level ``import module [as name]`` binds, if any."""
         for node in self.tree.body:
             if isinstance(node, ast.Import):
                 for alias in node.names:
-                    if alias.name == "tensorflow":
-                        return alias.asname or "tensorflow"
+                    if alias.name == module:
+                        return alias.asname or module
         return None
 
     def block_of(self, stmt: ast.stmt):

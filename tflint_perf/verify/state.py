@@ -22,6 +22,7 @@ original disagree.
 
 from __future__ import annotations
 
+import collections
 import io
 import random
 import types
@@ -31,7 +32,8 @@ MAX_ITEMS = 1000
 MAX_DEPTH = 3
 MAX_VISITED = 50_000  # objects looked at per capture, whatever the module holds
 _SKIP = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, str, bytes)
-_CONTAINERS = (list, dict, set, bytearray)
+_CONTAINERS = (list, dict, set, bytearray, collections.deque)
+MAX_SNAPSHOT = 1_000_000  # elements of an instance's container or array kept for restoring
 
 
 def is_variable(value) -> bool:
@@ -70,7 +72,27 @@ class State:
             if type(value) in _CONTAINERS and len(value) <= 10 * MAX_ITEMS
         }
         self.saved_containers = {name: self._copy(v) for name, v in self.containers.items()}
+        self.objects: List[Tuple[dict, Dict[str, Tuple[Any, Any]]]] = []
         self.capture()
+
+    def watch(self, obj) -> None:
+        """Restore ``obj``'s own attributes too (a method's instance: epsilon, replay memory, ...)."""
+        attributes = getattr(obj, "__dict__", None)
+        if isinstance(attributes, dict):
+            saved = {key: (value, self._snapshot(value)) for key, value in attributes.items()}
+            self.objects.append((attributes, saved))
+            self.roots.append(obj)
+
+    def _snapshot(self, value):
+        if type(value) in _CONTAINERS and len(value) <= MAX_SNAPSHOT:
+            return self._copy(value)
+        if (
+            self.np is not None
+            and isinstance(value, self.np.ndarray)
+            and value.size <= MAX_SNAPSHOT
+        ):
+            return value.copy()
+        return None
 
     # -- discovery --------------------------------------------------------
     def capture(self) -> int:
@@ -140,18 +162,31 @@ class State:
             except Exception:
                 pass
         for name, container in self.containers.items():
-            saved = self.saved_containers[name]
-            if isinstance(container, dict):
-                container.clear()
-                container.update(saved)
-            elif isinstance(container, set):
-                container.clear()
-                container.update(saved)
-            else:
-                container[:] = saved
+            self._refill(container, self.saved_containers[name])
+        for attributes, saved in self.objects:
+            for key in [k for k in attributes if k not in saved]:
+                del attributes[key]  # made by a run
+            for key, (value, snapshot) in saved.items():
+                attributes[key] = value
+                if snapshot is not None:
+                    self._refill(value, snapshot)
+
+    def _refill(self, container, saved) -> None:
+        if isinstance(container, (dict, set, collections.deque)):
+            container.clear()
+            container.update(saved) if not isinstance(
+                container, collections.deque
+            ) else container.extend(saved)
+        elif self.np is not None and isinstance(container, self.np.ndarray):
+            if container.shape == saved.shape:
+                container[...] = saved
+        else:
+            container[:] = saved
 
     @staticmethod
     def _copy(container):
+        if isinstance(container, collections.deque):
+            return collections.deque(container, container.maxlen)
         return dict(container) if isinstance(container, dict) else type(container)(container)
 
     def values(self) -> Dict[str, Any]:

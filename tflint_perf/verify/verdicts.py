@@ -7,13 +7,15 @@ findings (``Purpose.FAILURE``, by what the rule ``observe``s).
 from __future__ import annotations
 
 import statistics
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 from tflint_perf.engine.verification import Observe
+from tflint_perf.verify import stats
 
-VERIFIED, NO_SPEEDUP, MISMATCH, REPRODUCED, FIXED, UNVERIFIED, FAILED = (
+VERIFIED, NO_SPEEDUP, INCONCLUSIVE, MISMATCH, REPRODUCED, FIXED, UNVERIFIED, FAILED = (
     "verified",
     "no-speedup",
+    "inconclusive",
     "mismatch",
     "reproduced",
     "fixed",
@@ -33,26 +35,29 @@ def _quartiles(values: List[float]):
 def _timings(raw: dict, device: str) -> dict:
     base, fixed = raw["baseline_times"], raw["fixed_times"]
     baseline_s, fixed_s = statistics.median(base), statistics.median(fixed)
-    ratios = [b / f if f > 0 else float("inf") for b, f in zip(base, fixed)]
-    low, high = _quartiles(ratios)
+    ratios = stats.ratios(base, fixed)
+    decision, speedup, low, high = stats.decide(ratios)
     return {
         "device": device,
         "baseline_s": baseline_s,
         "fixed_s": fixed_s,
-        "speedup": baseline_s / fixed_s if fixed_s > 0 else float("inf"),
-        "spread": [low, high],
+        "speedup": speedup,
+        "interval": [low, high],
+        "interval_kind": "95% confidence interval of the median per-pair speedup",
+        "spread": list(_quartiles(ratios)),
         "spread_kind": "interquartile range of the per-pair speedups",
         "speedup_range": [min(ratios), max(ratios)],
-        "baseline_iqr_s": list(_quartiles(base)),
-        "fixed_iqr_s": list(_quartiles(fixed)),
+        "decision": decision,
         "repeats": raw["repeats"],
+        "timed_for_s": raw.get("timed_for_s"),
+        "load_average": raw.get("load_average"),
     }
 
 
 def _not_timed(raw: dict, device: str) -> dict:
     """A compared-but-not-timed result: a mismatch, or no equality to stand on."""
     out = _blank({"device": device})
-    out.update({k: raw.get(k) for k in ("first_call_s", "tolerance", "max_abs_diff", "where")})
+    out.update({k: raw.get(k) for k in ("tolerance", "max_abs_diff", "where", "synthetic_data")})
     out["equal"] = raw.get("equal")
     if raw.get("equal") is False:
         out["status"] = MISMATCH
@@ -65,39 +70,96 @@ def _not_timed(raw: dict, device: str) -> dict:
     return out
 
 
+def _load_text(load) -> str:
+    if not load or load[0] is None:
+        return ""
+    return f"load average {load[0]:.2f}" + (
+        f" -> {load[1]:.2f}" if len(load) > 1 and load[1] is not None else ""
+    )
+
+
 def timing_verdict(raw: dict, device: str) -> dict:
     """The ``verify`` object for a timed finding."""
     if "status" in raw:
-        return _blank({"status": raw["status"], "device": device, "reason": raw.get("reason", "")})
+        out = _blank({"status": raw["status"], "device": device, "reason": raw.get("reason", "")})
+        for key in ("refused", "synthetic_data", "where"):
+            if raw.get(key):
+                out[key] = raw[key]
+        return out
     if "baseline_times" not in raw or raw.get("equal") is not True:
         return _not_timed(raw, device)
     out = _timings(raw, device)
     out.update({k: raw.get(k) for k in ("tolerance", "max_abs_diff", "peak_memory_bytes")})
-    out.update(first_call_s=raw["first_call_s"], equal=True, where=raw.get("where", ""))
+    out.update(equal=True, where=raw.get("where", ""), first_call_s=None)
+    out["loop_limits"] = raw.get("loop_limits")
+    if raw.get("synthetic_data"):
+        out["synthetic_data"] = raw["synthetic_data"]
     out["compared_variables"] = raw.get("state_variables", 0)
-    base_q1, base_q3 = out["baseline_iqr_s"]
-    fixed_q1, fixed_q3 = out["fixed_iqr_s"]
-    speedup, first = out["speedup"], raw["first_call_s"]
-    first_ratio = first["baseline"] / first["fixed"] if first["fixed"] > 0 else float("inf")
-    # Beyond the spread: the middle halves of the two timings do not overlap.
-    if fixed_q3 < base_q1 and speedup >= 1.05:
+    speedup, (low, high) = out["speedup"], out["interval"]
+    pairs = f"{out['repeats']} pairs"
+    load = _load_text(out["load_average"])
+    measured = f"{pairs}, 95% interval {low:.2f}-{high:.2f}x" + (f", {load}" if load else "")
+    if out["decision"] == stats.FASTER:
         out["status"] = VERIFIED
-        reason = (
-            f"{speedup:.2f}x faster (the fixed runs' interquartile range lies below the original's)"
-        )
-    elif base_q3 < fixed_q1:
+        reason = f"{speedup:.2f}x faster ({measured})"
+    elif out["decision"] == stats.NOT_FASTER:
         out["status"] = NO_SPEEDUP
-        reason = f"the fix is slower here: {speedup:.2f}x"
+        if high < 1:
+            reason = f"the fix is slower here: {speedup:.2f}x ({measured})"
+        else:
+            reason = f"no speedup worth the name here: {speedup:.2f}x, under {stats.MARGIN:.2f}x ({measured})"
     else:
-        out["status"] = NO_SPEEDUP
+        out["status"] = INCONCLUSIVE
         reason = (
-            f"no measurable speedup here: {speedup:.2f}x, but the timings overlap "
-            f"(original {base_q1 * 1e3:.3g}-{base_q3 * 1e3:.3g} ms, fixed {fixed_q1 * 1e3:.3g}-{fixed_q3 * 1e3:.3g} ms, interquartile)"
+            f"the timings do not decide: {speedup:.2f}x, but the per-pair speedups' interval "
+            f"{low:.2f}-{high:.2f}x includes both no gain and a gain of over {stats.MARGIN:.2f}x "
+            f"({pairs} in {out['timed_for_s'] or 0:.0f} s" + (f", {load}" if load else "") + ")"
         )
-    if first_ratio >= 1.5 and out["status"] != VERIFIED:
-        reason += f"; the first call is {first_ratio:.1f}x faster ({first['baseline']:.3g} s vs {first['fixed']:.3g} s)"
+    if raw.get("limited"):
+        out["limited"] = raw["limited"]
+        reason += f"; {raw['limited']}"
+    if raw.get("shortened"):
+        out["shortened"] = raw["shortened"]
+        reason += (
+            "; the module's own training before the measured code was cut to one epoch, the "
+            f"same model for both variants ({', '.join(raw['shortened'][:3])})"
+        )
+    if raw.get("synthetic_data"):
+        reason += f"; on synthetic data ({', '.join(raw['synthetic_data'])}: random values of the real shapes and dtypes)"
     out["reason"] = "; ".join([reason] + [n for n in (raw.get("note"),) if n])
     return out
+
+
+def rewrite_outcome(out: dict, raw: dict) -> None:
+    """A verification-only rewrite that differs or fails says nothing about the code: unverified."""
+    if out.get("status") == MISMATCH:
+        out["status"] = UNVERIFIED
+        out["reason"] = (
+            "the verification-only rewrite (there is no fix) does not give the same values here, "
+            f"so nothing was timed: {out['reason'].split(': ', 1)[-1]}"
+        )
+    elif out.get("status") == FAILED and raw.get("variant_failed"):
+        out["status"] = UNVERIFIED
+        out["reason"] = (
+            "the verification-only rewrite (there is no fix) does not run here, so nothing was "
+            f"timed: {out['reason']}"
+        )
+
+
+def add_first_calls(out: dict, runs: List[Dict[str, float]]) -> None:
+    """First calls, each timed in its own fresh worker, in both orders (``runs``: one dict per order)."""
+    if not runs or any(set(r) != {"baseline", "fixed"} for r in runs):
+        return
+    first = {w: statistics.median(r[w] for r in runs) for w in ("baseline", "fixed")}
+    out["first_call_s"] = dict(first, runs=runs, how="each in a fresh worker, both orders")
+    if first["fixed"] > 0:
+        ratio = first["baseline"] / first["fixed"]
+        word = "faster" if ratio >= 1 else "slower"
+        factor = ratio if ratio >= 1 else 1 / ratio
+        out["reason"] += (
+            f"; first call {first['baseline']:.3g} s -> {first['fixed']:.3g} s "
+            f"({factor:.1f}x {word}; fresh workers, both orders)"
+        )
 
 
 def _blank(out: dict) -> dict:

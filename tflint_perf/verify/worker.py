@@ -20,6 +20,7 @@ import importlib.util
 import json
 import os
 import random
+import re
 import signal
 import sys
 import threading
@@ -83,7 +84,11 @@ class Worker:
         self.repeats = max(1, int(spec.get("repeats", 7)))
         self.timeout = float(spec.get("timeout", 120))
         self.size = int(spec.get("size", 256))
-        self.workdir = os.getcwd()
+        self.budget = float(spec.get("budget", 30))
+        self.first_call_only = spec.get("first_call_only")  # "baseline" / "fixed": only that
+        self.workdir = spec.get("workdir") or os.getcwd()
+        self.script = spec.get("script_copy") or self.path  # what ``__file__`` says
+        self.guard: Any = None
         self.tf: Any = None
         self.np: Any = None
         self.device: dict = {}
@@ -92,6 +97,8 @@ class Worker:
     def send(self, **message) -> None:
         if os.getpid() != self.pid or self.channel is None:
             return  # a process the user's code forked: it has no say
+        if message.get("type") == "result":
+            message["result"] = self.annotate(message["result"])
         self.channel.write(json.dumps(message, default=str) + "\n")
         self.channel.flush()
 
@@ -102,6 +109,41 @@ class Worker:
             os.close(channel.fileno())
         except (OSError, ValueError, AttributeError):
             pass
+
+    def failed(self, exc: BaseException, prefix: str = "") -> dict:
+        """A failed result; when the measured variant (not the original) raised, it says so."""
+        variant = bool(getattr(exc, "__tfp_variant__", False))
+        what = "the measured variant raised " if variant else prefix
+        return {
+            "status": "failed",
+            "reason": what + self.error_line(exc, self.path),
+            "variant_failed": variant,
+        }
+
+    def annotate(self, result: dict) -> dict:
+        """A refused action ends the finding as unverified (named); synthetic data is said."""
+        from tflint_perf.verify.datasets import USED
+        from tflint_perf.verify.imports import SHORTENED
+
+        result = dict(result)
+        if USED:
+            result["synthetic_data"] = list(USED)
+        if SHORTENED:
+            result["shortened"] = list(dict.fromkeys(SHORTENED))
+        refused = list(dict.fromkeys(self.guard.refused)) if self.guard is not None else []
+        if refused:
+            where = re.search(r"\(line \d+\)\)?$", result.get("reason") or "")
+            result.update(
+                status="unverified",
+                refused=refused,
+                reason="the guard rails refused "
+                + "; ".join(refused[:3])
+                + (f" (and {len(refused) - 3} more)" if len(refused) > 3 else "")
+                + (f" {where.group(0).rstrip(')')})" if where else "")
+                + ": --verify does not let the code under review use the network or write "
+                "outside its working copy",
+            )
+        return result
 
     # -- start ----------------------------------------------------------
     def hello(self) -> bool:
@@ -194,12 +236,19 @@ class Worker:
 
     # -- running module code ------------------------------------------------
     def namespace(self, main: bool = True) -> dict:
-        return {
+        namespace = {
             "__name__": "__main__" if main else "__tfp_verify__",
-            "__file__": self.path,
+            "__file__": self.script,
             "__builtins__": builtins,
             "__doc__": None,
         }
+        if self.spec.get("package"):  # relative imports resolve in the script's folder
+            namespace["__package__"] = self.spec["package"]
+        if self.spec.get("notebook"):
+            from tflint_perf.verify.notebook import ipython_names
+
+            namespace.update(ipython_names())
+        return namespace
 
     def run_main(self, code, namespace) -> None:
         """Execute module code as ``__main__`` (sys.argv, sys.modules set up)."""
@@ -207,7 +256,7 @@ class Worker:
         module.__dict__.update(namespace)
         saved_main, saved_argv = sys.modules.get("__main__"), sys.argv
         sys.modules["__main__"] = module
-        sys.argv = [self.path]
+        sys.argv = [self.script]
         try:
             exec(code, namespace)
         finally:
@@ -244,9 +293,10 @@ class Worker:
     def compile_body(body, filename):
         return compile(ast.Module(body=body, type_ignores=[]), filename, "exec")
 
-    def define(self, node: ast.FunctionDef, namespace: dict, job: dict) -> Any:
+    def define(self, node, namespace: dict, job: dict, baseline: bool = False) -> Any:
+        """Run one ``def`` (or ``class``) statement of a variant; the object it binds."""
         local: dict = {}
-        filename = f"{self.path} ({job.get('variant') or 'fix'})"
+        filename = self.path if baseline else f"{self.path} ({job.get('variant') or 'fix'})"
         exec(self.compile_body([node], filename), namespace, local)
         return local[node.name]
 
@@ -272,10 +322,29 @@ class Worker:
                 continue
 
     # -- dispatch ----------------------------------------------------------
+    def protect(self) -> None:
+        """Guard rails and patched loaders, before any of the user's code runs."""
+        from tflint_perf.verify import imports
+        from tflint_perf.verify.guard import Guard, guard_tensorflow
+
+        roots = self.spec.get("guard_roots") or []
+        if roots:
+            self.guard = Guard(roots)
+            if self.tf is not None:
+                guard_tensorflow(self.guard, self.tf)
+        imports.install(self)
+        if self.guard is not None:
+            self.guard.install()
+
     def serve(self) -> None:
         if not self.hello():
             return
-        for entry in [self.spec.get("root"), os.path.dirname(os.path.abspath(self.path))]:
+        self.protect()
+        folder = os.path.dirname(os.path.abspath(self.script))
+        entries = [self.spec.get("root"), folder]
+        if self.spec.get("package"):  # the package's parent: `from .bbox import ...` finds it
+            entries.insert(1, os.path.dirname(folder))
+        for entry in entries:
             if self.path and entry and entry not in sys.path:
                 sys.path.insert(0, entry)
         if self.spec.get("failure"):
