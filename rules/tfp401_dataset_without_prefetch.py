@@ -166,24 +166,15 @@ class DatasetWithoutPrefetch(Rule):
         if c.kind is UseKind.LOOP:
             if uses.runs_once(c.site):
                 return Reason.DEMO, "the loop stops after the first element"
+            if uses.display_loop(c.site):
+                return Reason.DISPLAY_ONLY, "the loop shows each batch to a person"
             if uses.step_evidence(c.site) is None:
                 return Reason.NOT_WORK, "the loop runs no training or inference step"
         if c.kind is UseKind.ITERATOR and not uses.bulk(Use(c.kind, c.site)):
             return Reason.DEMO, "the iterator is only peeked at"
-        if c.kind is UseKind.TF1_ITERATOR and not (
-            self._session_loop(uses, c.site) or uses.flows_to_return(c.site)
-        ):
-            return Reason.RUNS_ONCE, "a TF1 iterator read once, not by a step loop"
+        if c.kind is UseKind.TF1_ITERATOR and not uses.bulk(Use(c.kind, c.site)):
+            return Reason.RUNS_ONCE, "a TF1 iterator read once or a few times, not by a step loop"
         return None
-
-    def _session_loop(self, uses: DatasetUse, site: cst.CSTNode) -> bool:
-        """A loop of the iterator's function (or module) runs steps (``sess.run``)."""
-        sem = uses.sem
-        home = sem.function_of(site)
-        for loop in [*self.ctx.nodes(cst.For), *self.ctx.nodes(cst.While)]:
-            if sem.function_of(loop) is home and uses.step_evidence(loop) is not None:
-                return True
-        return False
 
     def _report(self, uses: DatasetUse, c: Consumption, p: Pipeline, anchor) -> None:
         ctx = self.ctx

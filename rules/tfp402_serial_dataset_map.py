@@ -25,12 +25,16 @@ class SerialDatasetMap(Rule):
     image resizing and augmentation, string processing (tokenising, also
     with a `TextVectorization` layer or a KerasNLP / TensorFlow Text
     tokenizer; not number/string conversions), `tf.py_function` /
-    `tf.numpy_function`,
-    or (for `interleave`) opening record files. The function is read when
-    it is a lambda, `functools.partial`, a function or method of the same
-    module (the one visible where `map` is called when a name is defined
-    twice; and the functions of the module it calls), or a dataset
-    constructor. One finding per line when several maps are chained on it.
+    `tf.numpy_function`, a Keras preprocessing layer or model called per
+    element (augmentation, resizing, lookups; not a `Rescaling` or a
+    `Normalization`, which are arithmetic), or (for `interleave`) opening
+    record files. The function is read through the semantic model when it
+    is a lambda, `functools.partial`, a function or method of the module
+    (the one visible where `map` is called when a name is defined twice,
+    one a module function returns, and the functions of the module it
+    calls), or a dataset constructor; the pipeline is followed as for
+    TFP401 (also into a function given to `ds.apply(f)`). One finding per
+    line when several maps are chained on it.
 
     Silent for trivial functions (a cast, a scalar multiply, rearranging a
     dict), for functions it cannot read, for a `map` whose function returns
@@ -42,13 +46,12 @@ class SerialDatasetMap(Rule):
     `interleave` opens per input (`def read(path): return
     TextLineDataset(path).map(f)`: the interleave already runs several at
     a time), for a
-    handful of elements (`ds.take(2).map(f)`), for a pipeline that is never
-    iterated (only displayed or printed, then replaced) or only iterated
-    to plot or show each element (`plt.imshow`, `display`, a
-    `time.sleep` per element), or, when the only
-    work is Python (`tf.py_function`, which holds the GIL, so threads gain
-    little), only peeked at (`ds.take(2)`, `next(iter(ds))`), when
-    `deterministic=` is passed explicitly, and in test code.
+    handful of elements (`ds.take(2).map(f)`), for a pipeline only looked
+    at, never trained on: displayed or printed then replaced, peeked at
+    (`ds.take(2)`, `next(iter(ds))`, a TF1 iterator run in a loop of a few
+    iterations), or iterated to plot or show each element (`plt.imshow`, a
+    helper that draws, a `time.sleep` per element), when `deterministic=`
+    is passed explicitly, and in test code.
 
     ## Why is this bad?
     Without `num_parallel_calls`, `tf.data` applies the function to one

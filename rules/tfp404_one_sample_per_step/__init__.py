@@ -38,7 +38,8 @@ class OneSamplePerStep(Rule):
       a loop whose body runs steps, an iterator read by one).
 
     Silent for `fit` on the same data in a loop (`fit(x, y, epochs=1)` once per
-    epoch on the whole dataset, one fit per fold or per setting), for
+    epoch on the whole dataset, one fit per fold or per setting), for a new
+    model built in each iteration (each trains once on its own data), for
     `train_on_batch` in an online loop (already the light call), for loops of a
     handful of iterations (`analysis/trips.py`), for `predict(x, batch_size=1)`
     on one sample, for stateful RNNs (`stateful=True` fixes the batch size),
@@ -68,6 +69,8 @@ class OneSamplePerStep(Rule):
     ## Use instead
     ```python
     states = np.vstack([t[0] for t in minibatch])
+    actions = np.array([t[1] for t in minibatch])
+    rewards = np.array([t[2] for t in minibatch])
     targets = model.predict(states, verbose=0)
     targets[np.arange(len(minibatch)), actions] = rewards
     model.train_on_batch(states, targets)

@@ -255,6 +255,10 @@ class DatasetUse:
                 for node in (use.site, *use.via)
                 for loop in self.trips.loops_around(node)
             )
+        if kind is UseKind.TF1_ITERATOR:  # read by runs here: a step loop, or given away
+            if self.session_loop(use.site) or self.flows_to_return(use.site):
+                return True
+            return not self._runs_graph_near(use.site)
         return kind not in (UseKind.LOOK,)
 
     def trains(self, use: Use) -> Optional[str]:
@@ -265,8 +269,8 @@ class DatasetUse:
         if kind is UseKind.FIT:
             return f"passed to `{_method(use.site)}()`"
         if kind is UseKind.LOOP:
-            if self.runs_once(use.site):
-                return None
+            if self.runs_once(use.site) or self.display_loop(use.site):
+                return None  # one element, or a viewer's pace
             why = self.step_evidence(use.site)
             return f"iterated by a loop that {why}" if why is not None else None
         if kind is UseKind.ITERATOR:
@@ -278,6 +282,24 @@ class DatasetUse:
                     if why is not None and not self.trips.of(loop).tiny:
                         return f"read by `next()` in a loop that {why}"
         return None
+
+    def session_loop(self, site: cst.CSTNode) -> bool:
+        """A loop of more than a handful of iterations in the function (or module
+        code) of ``site`` runs steps: what reads a TF1 iterator (``sess.run``)."""
+        home = self.sem.function_of(site)
+        for loop in [*self.ctx.nodes(cst.For), *self.ctx.nodes(cst.While)]:
+            if self.sem.function_of(loop) is home and not self.trips.of(loop).tiny:
+                if self.step_evidence(loop) is not None:
+                    return True
+        return False
+
+    def _runs_graph_near(self, site: cst.CSTNode) -> bool:
+        """The function (or module code) of ``site`` runs a TF1 graph somewhere."""
+        home = self.sem.function_of(site)
+        return any(
+            self.summaries.direct_effects(call) & Effect.RUNS_GRAPH
+            for call in self.graph.calls_in(home)
+        )
 
     def display_loop(self, loop: cst.CSTNode) -> bool:
         """A loop whose body plots or shows each element: a viewer's pace."""
