@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar, List, Optional, Tuple
 
+from tflint_perf.analysis.api import tfdata
 from tflint_perf.analysis.dataset_use import DatasetUse, UseKind
 from tflint_perf.analysis.datasets import Pipelines, Step, autotune_expr
 from tflint_perf.analysis.testcode import in_test_code
@@ -11,8 +12,6 @@ from tflint_perf.engine import cst
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.rule import SAFE, UNSAFE, Edit, Fix, Rule
 from tflint_perf.engine.verification import Verification
-
-_DOING = ("map", "interleave")  # the steps this rule reads
 
 
 class SerialDatasetMap(Rule):
@@ -116,7 +115,7 @@ class SerialDatasetMap(Rule):
             step = pipelines.step(node)
             if (
                 step is None
-                or step.method not in _DOING
+                or step.method not in tfdata.PARALLEL_POSITION
                 or not isinstance(node.func, cst.Attribute)
             ):
                 continue

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Iterator, List, Optional, Set, Tuple
 
 from tflint_perf.analysis import api
-from tflint_perf.analysis.api import Effect, Kind
+from tflint_perf.analysis.api import Effect, Kind, tfdata
 from tflint_perf.analysis.dataset_use import DatasetUse
 from tflint_perf.analysis.samples import batch_of_one
 from tflint_perf.analysis.semantic import BindingKind
@@ -319,7 +319,7 @@ def _iterated_part(source, path: tuple):
             source, path = source.args[path[0]].value, path[1:]
         elif name == "enumerate" and path and path[0] == 1:
             source, path = source.args[0].value, path[1:]
-        elif name in ("list", "tqdm", "reversed"):
+        elif name in tfdata.ITERABLE_WRAPPERS:
             source = source.args[0].value
         else:
             return None

@@ -44,7 +44,6 @@ STEP_EFFECTS = (
 )
 TRAIN_EFFECTS = Effect.TRAINING | Effect.UPDATE | Effect.GRADIENTS | Effect.RUNS_GRAPH
 _DEPTH = 8
-_WRAPPERS = ("enumerate", "list", "tqdm", "sorted", "reversed", "zip")
 
 
 class UseKind(enum.Enum):
@@ -158,7 +157,7 @@ class DatasetUse:
             return Use(UseKind.LOOK, call)
         if method in tfdata.TF1_ITERATOR_METHODS:
             return Use(UseKind.TF1_ITERATOR, call)
-        if method in ("as_numpy_iterator", "__iter__"):
+        if method in tfdata.ITERATOR_METHODS:
             return Use(UseKind.ITERATOR, call)
         return Use(UseKind.OTHER, call)
 
@@ -186,7 +185,7 @@ class DatasetUse:
 
     def _argument(self, call: cst.Call, arg: cst.Arg, depth: int) -> List[Use]:
         name = call.func.value if isinstance(call.func, cst.Name) else None
-        if name in _WRAPPERS:
+        if name in tfdata.ITERABLE_WRAPPERS:
             return list(self.uses(call, depth))
         if name == "iter":
             return [Use(UseKind.ITERATOR, call)]
@@ -416,7 +415,7 @@ def keras_data_args(call: cst.Call) -> List[cst.BaseExpression]:
 def _unwrapped(expr: cst.BaseExpression) -> cst.BaseExpression:
     """``enumerate(ds)``, ``tqdm(ds)``: the iterable inside."""
     while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.args:
-        if expr.func.value not in ("enumerate", "tqdm"):
+        if expr.func.value not in tfdata.LOOP_WRAPPERS:
             break
         expr = expr.args[0].value
     return expr

@@ -32,13 +32,6 @@ from tflint_perf.engine.names import dotted
 from tflint_perf.engine.walk import descendants
 
 _MAX_DEPTH = 4
-# Substrings of the shown work, heaviest kind first (see _rank).
-_RANKS = (
-    ("file reads", "read_file", "gfile"),
-    ("decode", "parse"),
-    ("py_function", "numpy_function", "py_func"),
-    ("tf.image.", "tf.audio.", "tf.signal."),
-)
 
 
 @dataclass(frozen=True)
@@ -292,7 +285,7 @@ class ElementWork:
         """``ds_.unbatch().window(...)``: a method chain that includes ``window``/``unbatch``
         or starts at a dataset constructor (a bare ``x.batch(n)`` may be anything)."""
         while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
-            if expr.func.attr.value in ("window", "unbatch", "flat_map"):
+            if expr.func.attr.value in tfdata.NESTING_METHODS:
                 return True
             if self._is_dataset_expr(expr):
                 return True
@@ -324,7 +317,7 @@ def _class_name(qual: str) -> str:
 
 def _rank(shown: str) -> int:
     """Which work a message names first: reads, then decoding, Python, images, text."""
-    for rank, marks in enumerate(_RANKS):
+    for rank, marks in enumerate(tfdata.WORK_RANKS):
         if any(mark in shown for mark in marks):
             return rank
-    return len(_RANKS)
+    return len(tfdata.WORK_RANKS)

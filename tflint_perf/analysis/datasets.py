@@ -25,79 +25,32 @@ reach a read): imprecise at worst, never a guess by spelling.
 
 from __future__ import annotations
 
-import enum
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Dict, List, Optional, Tuple
 
 from tflint_perf.analysis.api import tfdata
 from tflint_perf.analysis.api.tfdata import Role, Source
 from tflint_perf.analysis.calls import CallGraph
-from tflint_perf.analysis.dataset_work import NOTHING, ElementWork, Work
+from tflint_perf.analysis.dataset_steps import (
+    Container,
+    Found,
+    Pipeline,
+    Step,
+    autotune_expr,
+    fold,
+    parallel_step,
+    replay,
+)
+from tflint_perf.analysis.dataset_work import NOTHING, ElementWork
 from tflint_perf.analysis.semantic import Binding, BindingKind, SemanticModel
-from tflint_perf.analysis.tf_version import TfStyle
-from tflint_perf.analysis.trips import TINY, Trips
+from tflint_perf.analysis.trips import Trips
 from tflint_perf.engine import cst
+
+# Re-exported: the rules read these with the pipelines.
+__all__ = ["Container", "Pipeline", "Pipelines", "Step", "autotune_expr", "parallel_step"]
 
 _DEPTH = 8  # calls followed through parameters and returns
 _PENDING: tuple = ()  # (a marker object is not needed: an empty answer ends a cycle)
-
-
-class Container(enum.Enum):
-    """Values that hold pipelines without being one."""
-
-    BUILDER = "builder"  # tfds.builder(...): as_dataset() gives the splits
-    SPLITS = "splits"  # a dict of pipelines by split name
-    LIST = "list"  # a list of pipelines (tfds.load(split=[...]))
-    EITHER = "either"  # a pipeline or a list of them (tfds.load(split=variable))
-
-
-@dataclass(frozen=True)
-class Step:
-    """One method call on a pipeline, read without its receiver."""
-
-    call: cst.Call
-    method: str
-    role: Role
-    work: Work = NOTHING  # what its function does per element (map, interleave ...)
-    parallel: bool = False  # num_parallel_calls (or deterministic=) given
-    count: Optional[int] = None  # its literal size or count (batch(32), take(3))
-    applied: Tuple["Pipeline", ...] = ()  # apply(f) with f of this module: f's returns
-    applies: Optional[Role] = None  # apply(tf.data.experimental.X(...)): what X does
-    other_work: Optional[str] = None  # concatenate(other): the other pipeline's work
-
-
-@dataclass(frozen=True)
-class Pipeline:
-    """One dataset value: where it starts, its last step, its state."""
-
-    source: cst.CSTNode  # the constructor call (or the parameter)
-    last: cst.CSTNode  # the call that produced it (the node a fix extends)
-    origin: Optional[Source] = None
-    batched: bool = False
-    batch_size: Optional[int] = None  # the last batching step's size, when the source spells it
-    batch_call: Optional[cst.CSTNode] = None  # the last batching step
-    prefetched: bool = False  # a prefetch after the last batching step
-    unknown: bool = False  # steps we cannot read (``apply(f)``, a parameter)
-    work: Optional[str] = None  # the first real per-element work (``dataset_work``)
-    limit: Optional[int] = None  # at most this many elements (``take(10)``); None: unknown
-    # Some per-element work runs on one thread (a map without num_parallel_calls,
-    # from_generator, a record file read without num_parallel_reads).
-    serial: bool = False
-    cached: bool = False  # a cache() after the last batching and the last work step
-    container: Optional[Container] = None
-    # A parameter's pipeline (its facts unknown until a caller is known), and the
-    # steps applied to it since: ``returned(func)`` replays them on what a call passes.
-    param: Optional[Tuple[cst.FunctionDef, str]] = None
-    annotated: bool = False  # the parameter is annotated ``tf.data.Dataset``
-    steps: Tuple[Step, ...] = ()
-
-    @property
-    def tiny(self) -> bool:
-        """At most a handful of elements (``ds.take(2).repeat(5)``): a demo, not a workload."""
-        return self.limit is not None and self.limit <= TINY
-
-
-Found = Tuple[Pipeline, ...]
 
 
 class Pipelines:
@@ -139,7 +92,7 @@ class Pipelines:
                 out.append(pipeline)
                 continue
             passed = self._passed_for(pipeline.param, depth)
-            out += [self.replay(p, pipeline.steps) for p in passed]
+            out += [replay(p, pipeline.steps) for p in passed]
             if not passed and pipeline.annotated:
                 out.append(pipeline)
         return tuple(out)
@@ -177,11 +130,6 @@ class Pipelines:
         if known is None:
             known = self._steps[call] = self._read_step(call, method, role)
         return known
-
-    def replay(self, pipeline: Pipeline, steps: Tuple[Step, ...]) -> Pipeline:
-        for each in steps:
-            pipeline = self.fold(pipeline, each)
-        return pipeline
 
     # -- evaluation ----------------------------------------------------------------------
     def _evaluate(self, expr: cst.CSTNode) -> List[Pipeline]:
@@ -256,7 +204,7 @@ class Pipelines:
             step = self.step(call)
             if step is not None:
                 receivers = [p for p in self.at(func.value) if _is_dataset(p)]
-                return [self.fold(p, step) for p in receivers]
+                return [fold(p, step) for p in receivers]
             if func.attr.value == "as_dataset":
                 if any(p.container is Container.BUILDER for p in self.at(func.value)):
                     return self._tfds(call)
@@ -275,7 +223,7 @@ class Pipelines:
             arg = self.graph.argument(call, target, pipeline.param[1])
             for passed in self.at(arg) if arg is not None else ():
                 if _is_dataset(passed):
-                    out.append(self.replay(passed, pipeline.steps))
+                    out.append(replay(passed, pipeline.steps))
         return out
 
     def _passed_for(self, param: Tuple[cst.FunctionDef, str], depth: int) -> Found:
@@ -419,7 +367,7 @@ class Pipelines:
         if role in (Role.MAP, Role.FILTER):
             func = _argument(call, 0, "map_func" if method != "filter" else "predicate")
             work = self.work.of_function(func) if func is not None else NOTHING
-            if work.returns_dataset and method in ("map", "map_with_legacy_function", "filter"):
+            if work.returns_dataset and method in tfdata.ONE_TO_ONE_STEPS:
                 work = replace(work, what=None)  # window/flat_map tricks: no element work
             return Step(call, method, role, work, parallel_step(call, method), count)
         if role is Role.APPLY:
@@ -452,59 +400,6 @@ class Pipelines:
                 applied += [p for p in self.returned(func) if p.param == (func, first)]
         return Step(call, "apply", Role.APPLY, applied=tuple(applied))
 
-    def fold(self, pipeline: Pipeline, step: Step) -> Pipeline:
-        """The pipeline after ``step``."""
-        limit = _limit_after(pipeline.limit, step)
-        steps = pipeline.steps + (step,) if pipeline.param is not None else ()
-        p = replace(pipeline, limit=limit, container=None, last=step.call, steps=steps)
-        role = step.role
-        if role is Role.BATCH:
-            # Batching what a prefetch already prepared (no map since) only stacks tensors.
-            return replace(
-                p, batched=True, batch_size=step.count, batch_call=step.call, cached=False
-            )
-        if role is Role.PREFETCH:
-            return replace(p, prefetched=True)
-        if role is Role.UNBATCH:
-            return replace(
-                p, batched=False, batch_size=None, batch_call=None, prefetched=False, cached=False
-            )
-        if role is Role.CACHE:
-            return replace(p, cached=p.batched)
-        if role is Role.APPLY:
-            return self._fold_apply(p, step)
-        if role in (Role.MAP, Role.FILTER):
-            own = step.work.what
-            if own is None and p.origin is Source.FILE_NAMES:
-                own = "reading the files of `list_files`"  # whatever function reads them
-            if role is Role.MAP:  # runs when the consumer asks: the prefetch is no longer last
-                p = replace(p, prefetched=False)
-            if own is not None:
-                p = replace(p, serial=p.serial or not step.parallel, cached=False)
-            return replace(p, work=p.work or own)
-        if role is Role.CONCATENATE:
-            return replace(p, work=p.work or step.other_work)
-        return p
-
-    def _fold_apply(self, p: Pipeline, step: Step) -> Pipeline:
-        if step.applies is not None:  # tf.data.experimental.X(...)
-            work = p.work or step.work.what
-            if step.applies is Role.BATCH:
-                return replace(
-                    p,
-                    batched=True,
-                    batch_size=None,
-                    batch_call=step.call,
-                    prefetched=False,
-                    work=work,
-                )
-            if step.applies is Role.PREFETCH:
-                return replace(p, prefetched=True)
-            return replace(p, work=work)
-        if len(step.applied) == 1:  # a function of this module, replayed on this pipeline
-            return replace(self.replay(p, step.applied[0].steps), last=step.call)
-        return replace(p, unknown=True)
-
     def _values(self):
         from tflint_perf.analysis.values import Values
 
@@ -533,34 +428,6 @@ def _is_dataset(pipeline: Pipeline) -> bool:
     return pipeline.container in (None, Container.EITHER)
 
 
-def parallel_step(call: cst.Call, method: str) -> bool:
-    """``map(f, num_parallel_calls=...)`` (also positional, or ``deterministic=``,
-    which only a parallel step takes): the step runs on several threads."""
-    if any(a.star for a in call.args):
-        return True  # unknown: assume the best
-    if any(
-        a.keyword is not None and a.keyword.value in ("num_parallel_calls", "deterministic")
-        for a in call.args
-    ):
-        return True
-    positional = [a for a in call.args if a.keyword is None]
-    return len(positional) >= tfdata.PARALLEL_POSITION.get(method, 2)
-
-
-def _limit_after(limit: Optional[int], step: Step) -> Optional[int]:
-    """Upper bound on the elements after ``step``, from its literal count."""
-    count, role = step.count, step.role
-    if role is Role.TAKE and count is not None and count >= 0:
-        return count if limit is None else min(limit, count)
-    if role is Role.REPEAT:
-        return limit * count if limit is not None and count is not None else None
-    if role is Role.BATCH and step.method == "batch" and limit is not None and count:
-        return -(-limit // count)
-    if role in (Role.UNBATCH, Role.APPLY) or step.method in ("flat_map", "interleave", "rebatch"):
-        return None
-    return limit
-
-
 def _argument(call: cst.Call, index: int, keyword: str) -> Optional[cst.BaseExpression]:
     positional = [a for a in call.args if a.keyword is None and not a.star]
     if len(positional) > index:
@@ -583,28 +450,3 @@ def _keyword_true(call: cst.Call, name: str) -> bool:
 def _first_param(func: cst.FunctionDef) -> str:
     params = [*func.params.posonly_params, *func.params.params]
     return params[0].name.value if params else ""
-
-
-def autotune_expr(ctx) -> Optional[str]:
-    """``tf.data.AUTOTUNE`` spelled with the module's own TensorFlow alias.
-
-    ``data.experimental.AUTOTUNE`` (which TF1 releases and TF 2.0-2.3 have
-    too) when the file already spells it so, and in TF1-style code
-    (``tf.compat.v1``, ``tf.Session``, ``tf.placeholder``, ``tf.contrib``).
-    None when TensorFlow is not imported as a module.
-    """
-    alias = None
-    for local, target in ctx.imports.aliases.items():
-        if target in ("tensorflow", "tensorflow.compat.v2", "tensorflow.compat.v1"):
-            if alias is None or target == "tensorflow":
-                alias = (local, target)
-    if alias is None:
-        return None
-    local, _ = alias
-    source = ctx.source
-    old = "data.experimental.AUTOTUNE" in source and "data.AUTOTUNE" not in source.replace(
-        "data.experimental.AUTOTUNE", ""
-    )
-    if old or ctx.shared(TfStyle).tf1:
-        return f"{local}.data.experimental.AUTOTUNE"
-    return f"{local}.data.AUTOTUNE"

@@ -16,14 +16,13 @@ from tflint_perf.analysis.api import Effect, tfdata
 from tflint_perf.engine import cst
 from tflint_perf.engine.walk import descendants
 
-_LOG_CALLS = frozenset({"print"})  # DISPLAY in the table, but how loops log progress
 _DEPTH = 2
 
 
 def displays(ctx, call: cst.Call) -> bool:
     """A plotting or image-showing call (matplotlib, PIL, OpenCV, IPython)."""
     qual = ctx.call_name(call)
-    if qual is not None and qual not in _LOG_CALLS:
+    if qual is not None and qual not in tfdata.LOG_CALLS:
         if api.effects(qual) & Effect.DISPLAY or qual in tfdata.VIEWER_CALLS:
             return True
     func = call.func

@@ -113,9 +113,16 @@ STEPS: Dict[str, Role] = {
         )
     },
 }
-# How many positional arguments reach ``num_parallel_calls``: ``map(f, n)``,
-# ``interleave(f, cycle_length, block_length, n)``.
+# The steps that take ``num_parallel_calls``, and how many positional arguments
+# reach it: ``map(f, n)``, ``interleave(f, cycle_length, block_length, n)``.
 PARALLEL_POSITION = {"map": 2, "map_with_legacy_function": 2, "interleave": 4}
+# Keywords only a parallel step takes.
+PARALLEL_KEYWORDS = words("num_parallel_calls deterministic")
+# Steps that map one element to one element: a function returning a dataset there
+# builds a dataset of datasets (window tricks), no element work of its own.
+ONE_TO_ONE_STEPS = words("map map_with_legacy_function filter")
+# Steps after which the number of elements is not bounded by the one before.
+UNCOUNTED_STEPS = words("flat_map interleave rebatch")
 # ``ds.apply(tf.data.experimental.X(...))``: what X does (by its last name).
 APPLY_ROLES: Dict[str, Role] = {
     **{
@@ -136,6 +143,8 @@ APPLY_FUNCTIONS = frozenset({"map_and_batch", "parallel_interleave"})  # take a 
 # Methods that give a dataset of datasets or windows: a function returning one
 # builds nested datasets (no element work of its own).
 NESTED_DATASET_METHODS = words("batch padded_batch window flat_map unbatch take skip map zip")
+# In a method chain, these make it a chain on a dataset (``ds_.unbatch().window(...)``).
+NESTING_METHODS = words("window unbatch flat_map")
 
 # -- per-element work -----------------------------------------------------------
 # Work per element worth overlapping with training or running on several threads
@@ -166,6 +175,13 @@ RANDOM_PREFIXES = tuple(each("random. random_ image.random_", "tensorflow."))
 STATEFUL_CALLS = frozenset(each("nn.dropout multinomial", "tensorflow."))
 # Methods that assign a variable (a side effect a parallel map would reorder).
 ASSIGN_METHODS = words("assign assign_add assign_sub")
+# How messages order the work they name: reads, decoding, Python, images (shown text).
+WORK_RANKS = (
+    ("file reads", "read_file", "gfile"),
+    ("decode", "parse"),
+    ("py_function", "numpy_function", "py_func"),
+    ("tf.image.", "tf.audio.", "tf.signal."),
+)
 # Objects that tokenise text when called (or through ``.tokenize(...)``): string
 # kernels loop over a batch's strings on one thread, so even a batched map pays.
 TOKENIZER_CLASSES = frozenset(
@@ -204,6 +220,10 @@ TF1_ITERATOR_FUNCTIONS = frozenset(
     each("make_one_shot_iterator make_initializable_iterator", "tensorflow.data.")
 )
 TF1_ITERATOR_METHODS = words("make_one_shot_iterator make_initializable_iterator")
+# Builtins (and tqdm) that hand over the elements of the iterable they are given.
+ITERABLE_WRAPPERS = words("enumerate list tqdm sorted reversed zip")
+LOOP_WRAPPERS = words("enumerate tqdm")  # ``for i, x in enumerate(ds)``: the loop walks ds
+ITERATOR_METHODS = words("as_numpy_iterator __iter__")  # an iterator over the pipeline
 # Looking at a pipeline without producing its elements (or producing one to show).
 LOOK_METHODS = words("cardinality element_spec output_shapes output_types")
 LOOK_CALLS = words("print display len type repr str isinstance")
@@ -215,5 +235,7 @@ LOOK_CALLS = words("print display len type repr str isinstance")
 DISPLAY_METHODS = words(
     "imshow plot savefig subplot add_subplot set_title set_axis_off hist legend"
 )
+# Shown to a person by the table, but how training loops log their progress.
+LOG_CALLS = frozenset({"print"})
 # Calls that pace a loop for a viewer or write an image for one.
 VIEWER_CALLS = frozenset({"time.sleep", "tensorflow.summary.image"})
