@@ -55,13 +55,13 @@ class BatchSizeOne:
         ):
             return None  # a pipeline's batch: the dataset detector reads it
         if isinstance(func, cst.Attribute) and func.attr.value in tfdata.KERAS_DATA_METHODS:
-            return self._keras(call, arg)
+            # batch_size is a Keras keyword: a data method given it is a Keras call
+            # unless the value model knows the receiver is another library's model.
+            return self._keras(call, arg) if self.uses.keras_call(call) else None
         return self._producer(call, arg)
 
     def _keras(self, call: cst.Call, arg: cst.Arg) -> Verdict:
         assert isinstance(call.func, cst.Attribute)  # (checked by the caller)
-        if not self.uses.keras_call(call):
-            return Silent(arg, Reason.OTHER_LIBRARY, "not a Keras model")
         if in_test_code(self.ctx, call):
             return Silent(arg, Reason.TEST_CODE)
         data = keras_data_args(call)
