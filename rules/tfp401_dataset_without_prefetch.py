@@ -182,6 +182,10 @@ class DatasetWithoutPrefetch(Rule):
         autotune = autotune_expr(ctx)
         spelled = autotune or "tf.data.AUTOTUNE"
         headline = self.message.format(last=last, autotune=spelled)
+        if len(headline) > 100:  # a long alias or step name: the advice, then the step
+            headline = f"No final `.prefetch()`: append `.prefetch({spelled})`"
+        if len(headline) > 100:
+            headline = f"No final `.prefetch()` after `.{last}()`"[:100]
         line = ctx.line_ref(ctx.position(c.site).start.line)
         where = {
             UseKind.FIT: f"`{_method(c.site)}()` at {line} iterates it",

@@ -182,8 +182,10 @@ class SerialDatasetMap(Rule):
         unit = "batch" if all(p.batched for p in receivers) else "element"
         work = step.work
         headline = self.message.format(method=step.method, work=work.what, autotune=spelled)
-        if len(headline) > 100:
+        if len(headline) > 100:  # long work or alias: the advice without the work
             headline = f"`.{step.method}()` runs serially: pass `num_parallel_calls={spelled}`"
+        if len(headline) > 100:
+            headline = f"`.{step.method}()` runs serially: pass `num_parallel_calls`"
         detail = [
             f"Per-{unit} work: {work.what}; without `num_parallel_calls` tf.data runs it on one "
             f"{unit} at a time, on one thread, while the other cores wait.",
