@@ -283,12 +283,26 @@ class DatasetUse:
         return None
 
     def session_loop(self, site: cst.CSTNode) -> bool:
-        """A loop of more than a handful of iterations in the function (or module
-        code) of ``site`` runs steps: what reads a TF1 iterator (``sess.run``)."""
+        """A loop in the function (or module code) of ``site`` runs steps: what reads
+        a TF1 iterator (``sess.run``). A loop of a handful of iterations counts only
+        when it does more with its runs than print them (a look at a few batches)."""
         home = self.sem.function_of(site)
         for loop in [*self.ctx.nodes(cst.For), *self.ctx.nodes(cst.While)]:
-            if self.sem.function_of(loop) is home and not self.trips.of(loop).tiny:
-                if self.step_evidence(loop) is not None:
+            if self.sem.function_of(loop) is not home or self.step_evidence(loop) is None:
+                continue
+            if not self.trips.of(loop).tiny or self._runs_used(loop):
+                return True
+        return False
+
+    def _runs_used(self, loop: cst.CSTNode) -> bool:
+        """A TF1 graph run in ``loop`` whose result is used beyond a printout."""
+        body = loop.body if isinstance(loop, (cst.For, cst.While)) else loop
+        for node in descendants(body, skip_scopes=True):
+            if (
+                isinstance(node, cst.Call)
+                and self.summaries.direct_effects(node) & Effect.RUNS_GRAPH
+            ):
+                if any(u.kind is not UseKind.LOOK for u in self.uses(node)):
                     return True
         return False
 
