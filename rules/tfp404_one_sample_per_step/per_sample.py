@@ -53,7 +53,14 @@ class PerSample:
         self.values = self.uses.values
         self.graph = self.uses.graph
         self.trips: Trips = ctx.shared(Trips)
-        self.summaries: Summaries = ctx.shared(Summaries)
+        self._summaries: Optional[Summaries] = None
+
+    @property
+    def summaries(self) -> Summaries:
+        """Built when a call in a loop runs a function of the module (most files: never)."""
+        if self._summaries is None:
+            self._summaries = self.ctx.shared(Summaries)
+        return self._summaries
 
     def verdicts(self) -> Iterator[Verdict]:
         for call in self.ctx.nodes(cst.Call):
@@ -76,7 +83,9 @@ class PerSample:
 
     # -- candidates ---------------------------------------------------------------------
     def _helper_sites(self, call: cst.Call) -> List[Site]:
-        """A call of the module's functions that trains on what it passes."""
+        """A call of the module's functions, in a loop, that trains on what it passes."""
+        if not self.graph.resolve(call) or not self.trips.loops_around(call):
+            return []  # (cheap tests first: most calls are neither)
         if not self.summaries.effects_of(call) & Effect.TRAINING:
             return []
         out = []
