@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Optional
+from typing import ClassVar, Optional, Tuple
 
-from tflint_perf.analysis.dataset_api import autotune_expr
-from tflint_perf.analysis.datasets import DatasetFlow, is_tiny
-from tflint_perf.analysis.loops import names_used
+from tflint_perf.analysis.api.tfdata import Role
+from tflint_perf.analysis.dataset_use import Consumption, DatasetUse, Use, UseKind
+from tflint_perf.analysis.datasets import Pipeline, Pipelines, autotune_expr
 from tflint_perf.analysis.testcode import in_test_code
-from tflint_perf.analysis.training_loops import TrainingLoops
 from tflint_perf.engine import cst
-from tflint_perf.engine.names import dotted
+from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.rule import Edit, Fix, Rule
 from tflint_perf.engine.verification import Verification
-from tflint_perf.engine.walk import descendants
-
-_KIND = {
-    "fit": "passed to `{name}()`",
-    "for": "iterated by a `for` loop",
-    "iter": "iterated with `iter()`",
-    "iterator": "read by a TF1 iterator",
-}
 
 
 class DatasetWithoutPrefetch(Rule):
@@ -28,39 +19,46 @@ class DatasetWithoutPrefetch(Rule):
 
     ## What it does
     Flags a `tf.data` pipeline that does real work per element, is batched
-    and then consumed (passed to `fit`/`evaluate`/`predict`, iterated by a
-    training loop or `iter()`, read by a TF1 `make_one_shot_iterator` in a
-    `sess.run` loop or in a function that returns its `get_next()` tensors,
-    an Estimator `input_fn`) with no `.prefetch(...)` as its last step. A
-    `map`/`interleave` after a prefetch makes it no longer the last step
-    (the map runs when the consumer asks for a batch); batching or
-    shuffling after it, with no map since, only stacks prepared tensors and
-    does not. Real work means reading record files (`TFRecordDataset`,
-    `TextLineDataset`, ...), Python code per element (`from_generator`),
-    or a `map`/`interleave` whose function decodes, parses, reads files,
-    processes images or strings, tokenises text (`TextVectorization`), or
-    runs Python (`tf.py_function`); a later `.cache()` does not change that
-    when some of that work runs on one thread (a map without
-    `num_parallel_calls`, a record file read without `num_parallel_reads`,
-    `from_generator`): the first epoch still pays it in lock-step with
-    training. The pipeline is followed from its constructor
-    (`tf.data.Dataset.from_tensor_slices`, `tf.data.TFRecordDataset`,
-    `tfds.load(split=...)`, `tfds.builder(...).as_dataset(...)`, ...)
-    through reassignments (`ds = ds.batch(32)`) and through functions of
-    the same module that build and return it (also `return train, valid`).
-    The finding points at the last transformation.
+    and then consumed by a workload (passed to `fit`/`evaluate`/`predict`,
+    iterated by a loop whose body runs training or inference steps, read
+    through `iter()` by many `next()` calls, read by a TF1
+    `make_one_shot_iterator` in a `sess.run` loop or in a function that
+    returns its `get_next()` tensors, an Estimator `input_fn`) with no
+    `.prefetch(...)` as its last step. A `map`/`interleave` after a
+    prefetch makes it no longer the last step (the map runs when the
+    consumer asks for a batch); batching or shuffling after it, with no map
+    since, only stacks prepared tensors and does not. Real work means
+    reading record files (`TFRecordDataset`, `TextLineDataset`, ...),
+    Python code per element (`from_generator`), or a `map`/`interleave`
+    whose function decodes, parses, reads files, processes images or
+    strings, tokenises text (`TextVectorization`), runs Python
+    (`tf.py_function`), or calls a Keras preprocessing layer or model
+    (augmentation, resizing, lookups; a `Rescaling` is arithmetic); a
+    later `.cache()` does not change that when some of that work runs on
+    one thread (a map without `num_parallel_calls`, a record file read
+    without `num_parallel_reads`, `from_generator`): the first epoch still
+    pays it in lock-step with training. The pipeline is followed through
+    the semantic model: from its constructor (`Dataset.from_tensor_slices`,
+    `TFRecordDataset`, `tfds.load(split=...)`,
+    `tfds.builder(...).as_dataset(...)`, ...) through reassignments
+    (`ds = ds.batch(32)`), the functions of the module that build and
+    return it (also `return train, valid`), and the functions it is passed
+    to (their parameters hold what each caller passes). The finding points
+    at the last transformation.
 
     Silent for in-memory data with no map or a cheap one (a cast, a
     division, a dict repack), for TensorFlow Datasets with only
-    batch/shuffle/cache, for a handful of elements
-    (`ds.take(3)`), when a later step prefetches (`.prefetch(...)`,
+    batch/shuffle/cache, for a handful of elements (`ds.take(3)`), for a
+    pipeline only looked at (a loop over `take(1)`, `next(iter(ds))`, a
+    loop that prints or plots each batch, one that breaks after the first),
+    when a later step prefetches (`.prefetch(...)`,
     `apply(prefetch_to_device(...))`), for Keras `*_dataset_from_directory`
     with no map after them (they prefetch themselves), for batches cached
     (`.batch(32).cache()`) after work that runs only in parallel steps (the
     parallel maps keep their own buffers during the first epoch, later
-    epochs read memory), when the pipeline goes to something that
-    handles its own prefetching (`strategy.experimental_distribute_dataset`,
-    a function that prefetches it) or anything else the linter cannot
+    epochs read memory), when the pipeline goes to something that handles
+    its own prefetching (`strategy.experimental_distribute_dataset`, a
+    function that prefetches it) or anything else the linter cannot
     follow, when it is not consumed in the module, and in test code.
 
     ## Why is this bad?
@@ -106,7 +104,7 @@ class DatasetWithoutPrefetch(Rule):
 
     code = "TFP401"
     name = "dataset-without-prefetch"
-    message = "Batched tf.data pipeline doing per-element work ({work}) {consumed} ({line}) without `.prefetch()` after `.{last}()`: input preparation and training steps run in turn; append `.prefetch({autotune})`"
+    message = "No final `.prefetch()` after `.{last}()`: append `.prefetch({autotune})`"
     triggers = ("batch(", "bucket_by_sequence_length", "_dataset_from_directory")
     fixable = True
     fix_summary = "safe"  # the README's Fix column
@@ -114,46 +112,98 @@ class DatasetWithoutPrefetch(Rule):
     verification: ClassVar[Verification] = Verification()
 
     def finish(self) -> None:
-        flow = self.ctx.shared(DatasetFlow)
-        loops = self.ctx.shared(TrainingLoops)
-        done = set()
-        for use in flow.consumptions:
-            p = use.pipeline
-            if not p.batched or p.prefetched or p.unknown or id(p.last) in done:
-                continue
-            if p.work is None or is_tiny(p):
-                continue  # in-memory data, cheap steps, a few elements: nothing to overlap
-            if p.cached and not p.serial:
-                continue  # batches cached after parallel work: epochs after the first read memory
-            if not isinstance(p.last, cst.Call) or in_test_code(self.ctx, use.site):
-                continue
-            if use.kind == "for" and loops.evidence(use.site) is None:
-                continue  # a loop that only reads batches (a metric, an export) is not a step loop
-            if use.kind == "iterator" and not (
-                _session_loop(self.ctx, use.site) or _returns_next(self.ctx, use.site)
-            ):
-                continue  # a TF1 iterator run once (a look), not by a step loop
-            done.add(id(p.last))
-            self._report(use, p)
+        pipelines = self.ctx.shared(Pipelines)
+        uses = self.ctx.shared(DatasetUse)
+        done: set = set()
+        seen: set = set()
+        for consumption in uses.consumptions():
+            for pipeline in pipelines.datasets(consumption.data):
+                seen.add(pipeline.last)
+                if pipeline.last in done:
+                    continue
+                anchor = _anchor(pipeline.last)
+                silent = self._silent_because(uses, consumption, pipeline)
+                if silent is not None:
+                    self.silent(anchor, *silent)
+                    continue
+                done.add(pipeline.last)
+                self._report(uses, consumption, pipeline, anchor)
+        if self.ctx.recording:  # for `tflint-perf why` only: pipelines no consumer reads
+            self._unconsumed(pipelines, uses, seen)
 
-    def _report(self, use, p) -> None:
-        consumed = _KIND[use.kind]
-        if use.kind == "fit":
-            consumed = consumed.format(name=use.site.func.attr.value)
-        last = p.last.func.attr.value if isinstance(p.last.func, cst.Attribute) else "batch"
-        anchor = p.last.func.attr if isinstance(p.last.func, cst.Attribute) else p.last
-        autotune = autotune_expr(self.ctx)
-        self.report(
-            anchor,
-            work=p.work,
-            consumed=consumed,
-            line=self.ctx.line_ref(self.ctx.position(use.site).start.line),
-            last=last,
-            autotune=autotune or "tf.data.AUTOTUNE",
-            fix=self._fix(p.last, autotune),
+    def _unconsumed(self, pipelines: Pipelines, uses: DatasetUse, seen: set) -> None:
+        for call in self.ctx.nodes(cst.Call):
+            step = pipelines.step(call)
+            if step is None or step.role is not Role.BATCH or call in seen:
+                continue
+            if not pipelines.datasets(call):
+                continue
+            lost = [u for u in uses.uses(call) if u.kind in (UseKind.OTHER, UseKind.RETURNED)]
+            if lost:
+                where = self.ctx.code(lost[0].site).split("\n", 1)[0][:40]
+                self.silent(_anchor(call), Reason.UNRESOLVED, f"goes to `{where}`")
+            else:
+                self.silent(_anchor(call), Reason.NOT_DATA, "not consumed as data")
+
+    def _silent_because(
+        self, uses: DatasetUse, c: Consumption, p: Pipeline
+    ) -> Optional[Tuple[Reason, str]]:
+        """Why this consumption of this pipeline is no finding (None: it is one)."""
+        if p.prefetched:
+            return Reason.ALREADY_DONE, "prefetched after the last batching step"
+        if p.unknown:
+            return Reason.UNRESOLVED, "a step the linter cannot read"
+        if not p.batched:
+            return Reason.NOT_DATA, "not batched"
+        if p.work is None:
+            return Reason.NOT_WORK, "in-memory data and cheap steps: nothing to overlap"
+        if p.tiny:
+            return Reason.DEMO, f"a handful of elements (at most {p.limit})"
+        if p.cached and not p.serial:
+            return Reason.ALREADY_DONE, "batches cached after parallel work"
+        if in_test_code(self.ctx, c.site):
+            return Reason.TEST_CODE, ""
+        if c.kind is UseKind.LOOP:
+            if uses.runs_once(c.site):
+                return Reason.DEMO, "the loop stops after the first element"
+            if uses.display_loop(c.site):
+                return Reason.DISPLAY_ONLY, "the loop shows each batch to a person"
+            if uses.step_evidence(c.site) is None:
+                return Reason.NOT_WORK, "the loop runs no training or inference step"
+        if c.kind is UseKind.ITERATOR and not uses.bulk(Use(c.kind, c.site)):
+            return Reason.DEMO, "the iterator is only peeked at"
+        if c.kind is UseKind.TF1_ITERATOR and not uses.bulk(Use(c.kind, c.site)):
+            return Reason.RUNS_ONCE, "a TF1 iterator read once or a few times, not by a step loop"
+        return None
+
+    def _report(self, uses: DatasetUse, c: Consumption, p: Pipeline, anchor) -> None:
+        ctx = self.ctx
+        last = _method(p.last)
+        autotune = autotune_expr(ctx)
+        spelled = autotune or "tf.data.AUTOTUNE"
+        headline = self.message.format(last=last, autotune=spelled)
+        if len(headline) > 100:  # a long alias or step name: the advice, then the step
+            headline = f"No final `.prefetch()`: append `.prefetch({spelled})`"
+        if len(headline) > 100:
+            headline = f"No final `.prefetch()` after `.{last}()`"[:100]
+        line = ctx.line_ref(ctx.position(c.site).start.line)
+        where = {
+            UseKind.FIT: f"`{_method(c.site)}()` at {line} iterates it",
+            UseKind.LOOP: f"the loop at {line} {uses.step_evidence(c.site) or 'iterates it'}",
+            UseKind.ITERATOR: f"`iter()` at {line} reads it, batch after batch",
+            UseKind.TF1_ITERATOR: f"the TF1 iterator at {line} feeds the graph's steps",
+        }[c.kind]
+        serial = " (some of it on one thread)" if p.serial else ""
+        detail = "\n".join(
+            [
+                f"Per-element work: {p.work}{serial}; {where}.",
+                "Without a prefetch buffer at the end, preparing the next batch and running "
+                "the step take turns; a final prefetch overlaps them.",
+            ]
         )
+        self.report(anchor, message=headline, detail=detail, fix=self._fix(p.last, autotune))
 
-    def _fix(self, call: cst.Call, autotune: Optional[str]):
+    def _fix(self, call: cst.CSTNode, autotune: Optional[str]) -> Optional[Fix]:
         if autotune is None:
             return None
         end = self.ctx.position(call).end
@@ -163,48 +213,16 @@ class DatasetWithoutPrefetch(Rule):
         )
 
 
-def _returns_next(ctx, site: cst.CSTNode) -> bool:
-    """The function making the iterator returns its ``get_next()`` tensors (an
-    Estimator ``input_fn``): the caller pulls batches from them step after step."""
-    func = next((p for p in ctx.ancestors_of(site) if isinstance(p, cst.FunctionDef)), None)
-    if func is None:
-        return False
-    assigns = [n for n in descendants(func.body, skip_scopes=True) if isinstance(n, cst.Assign)]
-    carried: set = set()
-    for _ in range(4):  # iterator -> get_next() results -> features dict
-        for node in assigns:
-            if _carries(node.value, site, carried):
-                carried.update(n for t in node.targets for n in names_used(t.target))
-    return any(
-        isinstance(node, cst.Return)
-        and node.value is not None
-        and _carries(node.value, site, carried)
-        for node in descendants(func.body, skip_scopes=True)
-    )
+def _anchor(last: cst.CSTNode) -> cst.CSTNode:
+    if isinstance(last, cst.Call) and isinstance(last.func, cst.Attribute):
+        return last.func.attr
+    return last
 
 
-def _carries(expr: cst.CSTNode, site: cst.CSTNode, names: set) -> bool:
-    return (
-        any(n is site for n in descendants(expr)) or expr is site or bool(names_used(expr) & names)
-    )
-
-
-def _session_loop(ctx, site: cst.CSTNode) -> bool:
-    """A loop in the iterator's scope runs ``sess.run(...)``: TF1 steps pull batches."""
-    scope = ctx.module
-    for parent in ctx.ancestors_of(site):
-        if isinstance(parent, cst.FunctionDef):
-            scope = parent
-            break
-    for loop in descendants(scope, skip_scopes=True):
-        if not isinstance(loop, (cst.For, cst.While)):
-            continue
-        for node in descendants(loop.body, skip_scopes=True):
-            if (
-                isinstance(node, cst.Call)
-                and isinstance(node.func, cst.Attribute)
-                and node.func.attr.value == "run"
-                and "sess" in (dotted(node.func.value) or "").rsplit(".", 1)[-1].lower()
-            ):
-                return True
-    return False
+def _method(call: cst.CSTNode) -> str:
+    func = call.func if isinstance(call, cst.Call) else None
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    if isinstance(func, cst.Name):
+        return func.value
+    return "batch"

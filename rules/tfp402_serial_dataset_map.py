@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Optional
+from typing import ClassVar, List, Optional, Tuple
 
-from tflint_perf.analysis.dataset_api import autotune_expr
-from tflint_perf.analysis.dataset_use import DatasetUse
-from tflint_perf.analysis.datasets import DatasetFlow, is_tiny, parallel_step
+from tflint_perf.analysis.api import tfdata
+from tflint_perf.analysis.dataset_use import DatasetUse, UseKind
+from tflint_perf.analysis.datasets import Pipelines, Step, autotune_expr
 from tflint_perf.analysis.testcode import in_test_code
 from tflint_perf.engine import cst
+from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.rule import SAFE, UNSAFE, Edit, Fix, Rule
 from tflint_perf.engine.verification import Verification
 
@@ -23,12 +24,16 @@ class SerialDatasetMap(Rule):
     image resizing and augmentation, string processing (tokenising, also
     with a `TextVectorization` layer or a KerasNLP / TensorFlow Text
     tokenizer; not number/string conversions), `tf.py_function` /
-    `tf.numpy_function`,
-    or (for `interleave`) opening record files. The function is read when
-    it is a lambda, `functools.partial`, a function or method of the same
-    module (the one visible where `map` is called when a name is defined
-    twice; and the functions of the module it calls), or a dataset
-    constructor. One finding per line when several maps are chained on it.
+    `tf.numpy_function`, a Keras preprocessing layer or model called per
+    element (augmentation, resizing, lookups; not a `Rescaling` or a
+    `Normalization`, which are arithmetic), or (for `interleave`) opening
+    record files. The function is read through the semantic model when it
+    is a lambda, `functools.partial`, a function or method of the module
+    (the one visible where `map` is called when a name is defined twice,
+    one a module function returns, and the functions of the module it
+    calls), or a dataset constructor; the pipeline is followed as for
+    TFP401 (also into a function given to `ds.apply(f)`). One finding per
+    line when several maps are chained on it.
 
     Silent for trivial functions (a cast, a scalar multiply, rearranging a
     dict), for functions it cannot read, for a `map` whose function returns
@@ -40,13 +45,12 @@ class SerialDatasetMap(Rule):
     `interleave` opens per input (`def read(path): return
     TextLineDataset(path).map(f)`: the interleave already runs several at
     a time), for a
-    handful of elements (`ds.take(2).map(f)`), for a pipeline that is never
-    iterated (only displayed or printed, then replaced) or only iterated
-    to plot or show each element (`plt.imshow`, `display`, a
-    `time.sleep` per element), or, when the only
-    work is Python (`tf.py_function`, which holds the GIL, so threads gain
-    little), only peeked at (`ds.take(2)`, `next(iter(ds))`), when
-    `deterministic=` is passed explicitly, and in test code.
+    handful of elements (`ds.take(2).map(f)`), for a pipeline only looked
+    at, never trained on: displayed or printed then replaced, peeked at
+    (`ds.take(2)`, `next(iter(ds))`, a TF1 iterator run in a loop of a few
+    iterations), or iterated to plot or show each element (`plt.imshow`, a
+    helper that draws, a `time.sleep` per element), when `deterministic=`
+    is passed explicitly, and in test code.
 
     ## Why is this bad?
     Without `num_parallel_calls`, `tf.data` applies the function to one
@@ -97,7 +101,7 @@ class SerialDatasetMap(Rule):
 
     code = "TFP402"
     name = "serial-dataset-map"
-    message = "`.{method}()` without `num_parallel_calls` runs {work} on one {unit} at a time: pass `num_parallel_calls={autotune}`"
+    message = "`.{method}()` runs {work} serially: pass `num_parallel_calls={autotune}`"
     triggers = (".map(", ".interleave(")
     fixable = True
     fix_summary = "safe / unsafe"  # the README's Fix column
@@ -105,77 +109,100 @@ class SerialDatasetMap(Rule):
     verification: ClassVar[Verification] = Verification()
 
     def finish(self) -> None:
-        flow = self.ctx.shared(DatasetFlow)
-        found = []
+        pipelines = self.ctx.shared(Pipelines)
+        found: List[Tuple[Tuple[int, int], Step, tuple]] = []
         for node in self.ctx.nodes(cst.Call):
-            work = self._serial_work(flow, node)
-            if work is not None and isinstance(node.func, cst.Attribute):  # (work: a method call)
-                start = self.ctx.position(node.func.attr).start
-                found.append(((start.line, start.column), node, work))
-        if not found:
-            return
-        uses = DatasetUse(self.ctx)
-        lines = set()
-        for (line, _), node, work in sorted(found, key=lambda item: item[0]):
-            if line in lines or not uses.iterated(node, bulk=work.python):
-                continue  # one finding per line (chained maps); never iterated: no cost
+            step = pipelines.step(node)
+            if (
+                step is None
+                or step.method not in tfdata.PARALLEL_POSITION
+                or not isinstance(node.func, cst.Attribute)
+            ):
+                continue
+            receivers = pipelines.datasets(node.func.value)
+            if not receivers:
+                continue  # not a tf.data pipeline (a pandas Series, an unknown object)
+            silent = self._silent_because(step, receivers)
+            if silent is not None:
+                self.silent(node.func, *silent)
+                continue
+            start = self.ctx.position(node.func.attr).start
+            found.append(((start.line, start.column), step, receivers))
+        lines: set = set()
+        for (line, _), step, receivers in sorted(found, key=lambda item: item[0]):
+            if line in lines:
+                self.silent(step.call.func, Reason.ALREADY_DONE, "one finding per line")
+                continue  # one finding per line (chained maps)
             lines.add(line)
-            assert isinstance(node.func, cst.Attribute)  # (checked in the first loop)
-            autotune = autotune_expr(self.ctx)
-            self.report(
-                node.func.attr,
-                method=node.func.attr.value,
-                work=work.what,
-                unit="batch"
-                if all(p.batched for p in flow.method_receivers[id(node)])
-                else "element",
-                autotune=autotune or "tf.data.AUTOTUNE",
-                fix=self._fix(node, work.unsafe, autotune),
-            )
+            self._report(step, receivers)
 
-    def _serial_work(self, flow: DatasetFlow, node: cst.Call):
-        """What a serial ``map``/``interleave`` on a tracked pipeline does, if real work."""
-        if id(node) not in flow.method_receivers:
-            return None
-        assert isinstance(node.func, cst.Attribute)  # method_receivers holds method calls
-        method = node.func.attr.value
-        if method not in ("map", "interleave") or parallel_step(node, method):
-            return None
-        func = _arg(node, 0, "map_func")
-        if func is None or in_test_code(self.ctx, node):
-            return None
-        if isinstance(func, cst.Name) and _is_parameter(self.ctx, node, func.value):
-            return None  # a function passed in: any def of that name is a guess
-        receivers = flow.method_receivers[id(node)]
-        if all(is_tiny(p) for p in receivers):
-            return None  # `ds.take(3).map(f)`: a few elements
-        work = flow.step_work(node, method, func)
+    def _silent_because(self, step: Step, receivers) -> Optional[Tuple[Reason, str]]:
+        """Why this serial step is no finding (None: it is one)."""
+        if step.parallel:
+            return Reason.ALREADY_DONE, "num_parallel_calls (or deterministic=) given"
+        if in_test_code(self.ctx, step.call):
+            return Reason.TEST_CODE, ""
+        if all(p.tiny for p in receivers):
+            return Reason.DEMO, "a handful of elements"
+        work = step.work
         if work.what is None:
-            return None
-        if method == "map" and all(p.batched for p in receivers) and not work.text:
-            return None  # `ds.batch(32).map(f)`: already vectorised, one call per batch
-        if self._in_parallel_interleave(node):
-            return None  # each input's dataset is read cycle_length at a time, in parallel
-        return work
+            return Reason.NOT_WORK, "no per-element work the linter can see"
+        if step.method == "map" and all(p.batched for p in receivers) and not work.text:
+            return Reason.BATCHED, "after batching: one vectorised call per batch"
+        if self._in_parallel_interleave(step.call):
+            return Reason.ALREADY_DONE, "a parallel interleave opens this dataset per input"
+        uses = self.ctx.shared(DatasetUse)
+        found = uses.uses(step.call)
+        if not any(uses.bulk(use) for use in found):
+            if any(u.kind is UseKind.LOOP and uses.display_loop(u.site) for u in found):
+                return Reason.DISPLAY_ONLY, "each element is shown to a person"
+            return Reason.DEMO, "only looked at (printed, a few elements), never trained on"
+        return None
 
     def _in_parallel_interleave(self, node: cst.Call) -> bool:
         """The map builds the dataset a parallel ``interleave`` opens per input
         (``def read_file(f): return TextLineDataset(f).map(g)``)."""
-        func = next(
-            (p for p in self.ctx.ancestors_of(node) if isinstance(p, cst.FunctionDef)), None
-        )
-        if func is None:
+        pipelines = self.ctx.shared(Pipelines)
+        home = pipelines.sem.function_of(node)
+        if home is None:
             return False
         for call in self.ctx.nodes(cst.Call):
-            if (
-                isinstance(call.func, cst.Attribute)
-                and call.func.attr.value == "interleave"
-                and parallel_step(call, "interleave")
-                and isinstance(_arg(call, 0, "map_func"), cst.Name)
-                and _arg(call, 0, "map_func").value == func.name.value
-            ):
+            step = pipelines.step(call)
+            if step is None or step.method != "interleave" or not step.parallel or not call.args:
+                continue
+            if home in pipelines.work.bodies(call.args[0].value):
                 return True
         return False
+
+    def _report(self, step: Step, receivers) -> None:
+        call = step.call
+        assert isinstance(call.func, cst.Attribute)  # a step is a method call
+        autotune = autotune_expr(self.ctx)
+        spelled = autotune or "tf.data.AUTOTUNE"
+        unit = "batch" if all(p.batched for p in receivers) else "element"
+        work = step.work
+        headline = self.message.format(method=step.method, work=work.what, autotune=spelled)
+        if len(headline) > 100:  # long work or alias: the advice without the work
+            headline = f"`.{step.method}()` runs serially: pass `num_parallel_calls={spelled}`"
+        if len(headline) > 100:
+            headline = f"`.{step.method}()` runs serially: pass `num_parallel_calls`"
+        detail = [
+            f"Per-{unit} work: {work.what}; without `num_parallel_calls` tf.data runs it on one "
+            f"{unit} at a time, on one thread, while the other cores wait.",
+        ]
+        if work.python:
+            detail.append("It runs Python (holding the GIL): threads gain less than for TF ops.")
+        fix = self._fix(call, work.unsafe, autotune)
+        if fix is not None and fix.safety == UNSAFE:
+            detail.append(
+                f"The fix is unsafe: {_UNSAFE_WHY[self._unsafe_kind(call, work.unsafe)]}."
+            )
+        self.report(call.func.attr, message=headline, detail="\n".join(detail), fix=fix)
+
+    def _unsafe_kind(self, call: cst.Call, unsafe_work: bool) -> str:
+        if _is_method(call, "interleave") and _arg(call, 1, "cycle_length") is None:
+            return "order"
+        return "effects" if unsafe_work else "order"
 
     def _fix(self, call: cst.Call, unsafe: bool, autotune: Optional[str]) -> Optional[Fix]:
         if autotune is None or not call.args:
@@ -194,16 +221,12 @@ class SerialDatasetMap(Rule):
         )
 
 
-def _is_parameter(ctx, node, name: str) -> bool:
-    for parent in ctx.ancestors_of(node):
-        if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
-            p = parent.params
-            if any(
-                param.name.value == name
-                for param in (*p.posonly_params, *p.params, *p.kwonly_params)
-            ):
-                return True
-    return False
+_UNSAFE_WHY = {
+    "order": "without `cycle_length`, a parallel interleave reads as many inputs at once as "
+    "there are cores, so the elements come in another order",
+    "effects": "the function has side effects (Python code, stateful random numbers or "
+    "variable updates) that run in another order in parallel",
+}
 
 
 def _is_method(call: cst.Call, name: str) -> bool:

@@ -252,3 +252,22 @@ def test_derived_names_follow_a_result_through_the_loop_and_if_choices():
     loop = ctx.nodes(cst.While)[0]
     call = find(ctx, cst.Call, "model.predict(obs)")
     assert sem.derived(loop, call) == {"q", "action", "label", "obs", "reward", "done", "info"}
+
+
+def test_references_are_the_reads_a_binding_reaches():
+    ctx, sem = model(
+        """
+        ds = make()
+        print(ds)
+        ds = ds.batch(2)
+        def use(ds):
+            return ds
+        use(ds)
+        """
+    )
+    first, second = sem.module_scope.bindings["ds"]
+    reads = sem.references(first)
+    assert [ctx.position(r).start.line for r in reads] == [2, 3]
+    assert [ctx.position(r).start.line for r in sem.references(second)] == [6]
+    param = sem.scope(next(iter(ctx.nodes(cst.FunctionDef)))).bindings["ds"][0]
+    assert [ctx.position(r).start.line for r in sem.references(param)] == [5]

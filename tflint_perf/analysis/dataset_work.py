@@ -3,88 +3,35 @@
 Asked by TFP401 (a final ``prefetch`` overlaps input preparation with the
 training step, which pays only when preparing an element costs something)
 and TFP402 (``num_parallel_calls`` pays only for real per-element work).
-Real work is an allowlist, read by qualified name: reading record files,
-decoding and parsing, image and audio processing, string processing,
-Python code per element (``tf.py_function``). A cast, a scalar multiply or
-repacking a dict is not, and neither is anything the linter cannot read.
+Real work is read from the API table (``api/tfdata.py``): reading record
+files, decoding and parsing, image and audio processing, string processing
+and tokenisers, Python code per element (``tf.py_function``), and Keras
+preprocessing layers or models called per element (augmentation, resizing,
+lookups; not a rescaling or a normalisation, which are arithmetic). A cast,
+a scalar multiply or repacking a dict is not, and neither is anything the
+linter cannot read.
+
+The function of ``ds.map(f)`` is read through the semantic model: a lambda,
+``functools.partial(f, ...)``, the def a name holds where ``map`` is called,
+a method through ``self``, and the module functions its body calls (through
+the call graph).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional
+from typing import List, Optional
 
+from tflint_perf.analysis import api
+from tflint_perf.analysis.api import Effect, Kind, tfdata
+from tflint_perf.analysis.calls import CallGraph
+from tflint_perf.analysis.semantic import BindingKind, SemanticModel
+from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import dotted
 from tflint_perf.engine.walk import descendants
 
-# Sources that read files: every element is a read (and usually a decode).
-FILE_SOURCES = frozenset(
-    {
-        "tensorflow.data.TFRecordDataset",
-        "tensorflow.data.TextLineDataset",
-        "tensorflow.data.FixedLengthRecordDataset",
-        "tensorflow.data.experimental.CsvDataset",
-        "tensorflow.data.experimental.SqlDataset",
-        "tensorflow.data.experimental.make_csv_dataset",
-        "tensorflow.data.experimental.make_batched_features_dataset",
-    }
-)
-# Per-element work worth overlapping or parallelising (canonical prefixes).
-WORK_PREFIXES = (
-    "tensorflow.io.decode_",
-    "tensorflow.io.parse_",
-    "tensorflow.io.read_file",
-    "tensorflow.io.gfile.",
-    "tensorflow.image.",
-    "tensorflow.audio.",
-    "tensorflow.signal.",
-    "tensorflow.strings.",
-    "tensorflow.py_function",
-    "tensorflow.numpy_function",
-    "tensorflow.py_func",
-    "tensorflow.read_file",
-    "tensorflow.decode_",
-    "tensorflow.parse_",
-    "tensorflow_text.",
-)
-# Under those prefixes, but a cast or a hash in disguise.
-CHEAP = frozenset(
-    {
-        "tensorflow.image.convert_image_dtype",
-        "tensorflow.strings.as_string",
-        "tensorflow.strings.to_number",
-        "tensorflow.strings.length",
-        "tensorflow.strings.join",
-        "tensorflow.strings.format",
-        "tensorflow.strings.to_hash_bucket",
-        "tensorflow.strings.to_hash_bucket_fast",
-        "tensorflow.strings.to_hash_bucket_strong",
-    }
-)
-PYTHON_CALLS = frozenset(
-    {"tensorflow.py_function", "tensorflow.numpy_function", "tensorflow.py_func"}
-)
-RANDOM_PREFIXES = ("tensorflow.random.", "tensorflow.random_", "tensorflow.image.random_")
-STATEFUL_CALLS = frozenset({"tensorflow.nn.dropout", "tensorflow.multinomial"})
-_STATEFUL_METHODS = frozenset({"assign", "assign_add", "assign_sub"})
-# Methods whose result is a dataset: a function returning one builds a nested dataset.
-_NESTED_DATASET_METHODS = frozenset(
-    {"batch", "padded_batch", "window", "flat_map", "unbatch", "take", "skip", "map", "zip"}
-)
 _MAX_DEPTH = 4
-# Substrings of the shown work, heaviest kind first (see _rank).
-_RANKS = (
-    ("file reads", "read_file", "gfile"),
-    ("decode", "parse"),
-    ("py_function", "numpy_function", "py_func"),
-    ("tf.image.", "tf.audio.", "tf.signal."),
-)
-# Objects that tokenise text when called (or through ``.tokenize(...)``).
-TOKENIZER_CLASSES = frozenset(
-    {"keras.layers.TextVectorization", "keras.layers.experimental.preprocessing.TextVectorization"}
-)
-TOKENIZER_PREFIXES = ("keras_nlp.tokenizers.", "keras_hub.tokenizers.", "tensorflow_text.")
 
 
 @dataclass(frozen=True)
@@ -95,74 +42,107 @@ class Work:
     unsafe: bool = False  # Python side effects, stateful random numbers, variable updates
     returns_dataset: bool = False  # builds a nested dataset (window/flat_map), no element work
     python: bool = False  # runs Python per element (py_function): holds the GIL
-    text: bool = (
-        False  # tokenises text (a tokenizer layer): string kernels loop over a batch on one thread
-    )
+    text: bool = False  # tokenises text: string kernels loop over a batch on one thread
 
 
 NOTHING = Work()  # also: not readable here, so nothing known
 
 
 def short_name(name: str) -> str:
-    for prefix, shown in (("tensorflow.", "tf."), ("tensorflow_text.", "tensorflow_text.")):
-        if name.startswith(prefix):
-            return shown + name[len(prefix) :]
+    if name.startswith("tensorflow."):
+        return "tf." + name[len("tensorflow.") :]
     return name
 
 
 def is_real_work(name: str) -> bool:
-    return (name not in CHEAP and name.startswith(WORK_PREFIXES)) or name in FILE_SOURCES
+    return (name not in tfdata.CHEAP_WORK and name.startswith(tfdata.WORK_PREFIXES)) or (
+        name in tfdata.FILE_READERS
+    )
+
+
+def unsafe_call(name: str) -> bool:
+    """Python code, or a stateful random draw: order-dependent when run in parallel."""
+    return (
+        name in tfdata.PYTHON_CALLS
+        or name in tfdata.STATEFUL_CALLS
+        or (name.startswith(tfdata.RANDOM_PREFIXES) and "stateless_" not in name)
+    )
 
 
 class ElementWork:
-    """Reads the functions given to ``map``/``interleave``/``flat_map``.
+    """What the functions given to ``map``/``interleave``/``flat_map`` do (one per file)."""
 
-    ``resolve(expr, site)`` gives the function bodies ``expr`` may name at
-    ``site`` (lambdas, ``functools.partial``, defs of this module); several
-    bodies (a name defined twice) count only when they agree.
-    """
-
-    def __init__(self, ctx, resolve: Callable[[cst.BaseExpression, cst.CSTNode], List]) -> None:
+    def __init__(self, ctx) -> None:
         self.ctx = ctx
-        self.resolve = resolve
-        self._tokenizers: Optional[Dict[str, str]] = None
+        self.sem: SemanticModel = ctx.shared(SemanticModel)
+        self.values: Values = ctx.shared(Values)
+        self.graph: CallGraph = ctx.shared(CallGraph)
 
-    def tokenizer(self, func: cst.BaseExpression) -> Optional[str]:
-        """``vectorize_layer`` / ``tokenizer.tokenize``: a name bound to a tokenizer, shown."""
-        if self._tokenizers is None:
-            self._tokenizers = {}
-            for node in self.ctx.nodes(cst.Assign):
-                qual = self.ctx.call_name(node.value) or ""
-                if qual in TOKENIZER_CLASSES or _tokenizer_name(qual):
-                    for target in node.targets:
-                        name = dotted(target.target)
-                        if name is not None:
-                            self._tokenizers[name] = _tokenizer_kind(qual)
-        if isinstance(func, cst.Attribute) and func.attr.value == "tokenize":
-            func = func.value
-        name = dotted(func)
-        kind = self._tokenizers.get(name or "")
-        return f"`{name}` ({kind})" if kind else None
+    def of_function(self, func: cst.BaseExpression) -> Work:
+        """What ``func`` (the argument of ``ds.map(func)``) does per element."""
+        return self._work(func, set(), 0)
 
-    def of_function(self, func: cst.BaseExpression, site: cst.CSTNode) -> Work:
-        return self._work(func, site, set(), 0)
+    def bodies(self, func: cst.BaseExpression, depth: int = 0) -> List[cst.CSTNode]:
+        """The code ``func`` names as a function: a lambda's expression, the def a
+        name or ``self.name`` holds (also through ``f = g``, and a function a
+        module function returns: ``train_fn, eval_fn = make_fns()``),
+        ``functools.partial``'s function."""
+        if depth > _MAX_DEPTH:
+            return []
+        if isinstance(func, cst.Lambda):
+            return [func.body]
+        if isinstance(func, cst.Call):
+            if self.ctx.call_name(func) == "functools.partial" and func.args:
+                return self.bodies(func.args[0].value, depth + 1)
+            return []
+        out: List[cst.CSTNode] = []
+        for binding in self.sem.lookup_name(func) if isinstance(func, cst.Name) else []:
+            if binding.kind is BindingKind.FUNCTION:
+                out.append(binding.statement)
+            elif binding.plain and isinstance(binding.value, (cst.Name, cst.Attribute)):
+                out += self.bodies(binding.value, depth + 1)  # fn = parse
+            elif binding.plain and isinstance(binding.value, cst.Call):
+                out += self._returned_functions(binding.value, None, depth)
+            elif binding.kind is BindingKind.ASSIGNMENT and isinstance(binding.source, cst.Call):
+                if len(binding.path) == 1:
+                    out += self._returned_functions(binding.source, binding.path[0], depth)
+        if isinstance(func, cst.Attribute):
+            cls = self.values.instance_class(func.value)
+            method = self.graph.method(cls, func.attr.value) if cls is not None else None
+            if method is not None:
+                out.append(method)
+        return out
 
-    def _work(self, func, site, seen: set, depth: int) -> Work:
+    def _returned_functions(self, call: cst.Call, index: Optional[int], depth: int):
+        """The functions a module function returns (item ``index`` of ``return f, g``)."""
+        out: List[cst.CSTNode] = []
+        for target in self.graph.resolve(call):
+            for ret in self.values.returns(target):
+                value = ret.value
+                if index is not None:
+                    if not isinstance(value, cst.Tuple) or index >= len(value.elements):
+                        continue
+                    value = value.elements[index].value
+                if isinstance(value, (cst.Name, cst.Attribute, cst.Lambda)):
+                    out += self.bodies(value, depth + 1)
+        return out
+
+    def _work(self, func, seen: set, depth: int) -> Work:
         qual = self.ctx.qualname(func)
-        if qual in FILE_SOURCES:
+        if qual in tfdata.FILE_READERS:
             return Work(f"`{qual.rsplit('.', 1)[-1]}` file reads", returns_dataset=True)
         if qual is not None and is_real_work(qual):  # ds.map(tf.io.read_file)
-            return Work(f"`{short_name(qual)}`", _unsafe_call(qual), python=qual in PYTHON_CALLS)
-        tokenizer = self.tokenizer(func)  # ds.map(vectorize_layer)
-        if tokenizer is not None:
-            return Work(tokenizer, text=True)
-        bodies = self.resolve(func, site)
+            return Work(f"`{short_name(qual)}`", unsafe_call(qual), python=_python(qual))
+        keras = self.keras_work(func)  # ds.map(vectorize_layer), ds.map(augment)
+        if keras is not None:
+            return keras
+        bodies = self.bodies(func)
         if not bodies or depth > _MAX_DEPTH:
             return NOTHING
-        results = [self._body_work(body, site, seen, depth) for body in bodies]
+        results = [self._body_work(body, seen, depth) for body in bodies]
         first = results[0]
         if any((r.what is None) != (first.what is None) for r in results):
-            return NOTHING  # same-named defs disagree: not sure which runs
+            return NOTHING  # definitions disagree: not sure which runs
         return Work(
             first.what,
             any(r.unsafe for r in results),
@@ -171,7 +151,7 @@ class ElementWork:
             all(r.text for r in results),
         )
 
-    def _body_work(self, body: cst.CSTNode, site, seen: set, depth: int) -> Work:
+    def _body_work(self, body: cst.CSTNode, seen: set, depth: int) -> Work:
         if id(body) in seen:
             return NOTHING
         seen.add(id(body))
@@ -182,45 +162,153 @@ class ElementWork:
                 continue
             name = self.ctx.call_name(node)
             if name is not None:
-                unsafe = unsafe or _unsafe_call(name)
+                unsafe = unsafe or unsafe_call(name)
                 if is_real_work(name):
-                    found.append(Work(f"`{short_name(name)}`", python=name in PYTHON_CALLS))
+                    found.append(Work(f"`{short_name(name)}`", python=_python(name)))
                 continue
-            if isinstance(node.func, cst.Attribute) and node.func.attr.value in _STATEFUL_METHODS:
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value in tfdata.ASSIGN_METHODS:
                 unsafe = True
-            tokenizer = self.tokenizer(node.func)
-            if tokenizer is not None:
-                found.append(Work(tokenizer, text=True))
-            elif self.resolve(node.func, site):
-                inner = self._work(node.func, site, seen, depth + 1)
-                unsafe = unsafe or inner.unsafe
-                if inner.what is not None:
-                    found.append(inner)
+            keras = self.keras_work(func)
+            if keras is not None:
+                found.append(keras)
+                continue
+            inner = self._work(func, seen, depth + 1) if self.bodies(func) else NOTHING
+            if inner.what is None and depth < _MAX_DEPTH:
+                for target in self.graph.resolve(node):  # self.helper(x), obj.method(x)
+                    more = self._body_work(target, seen, depth + 1)
+                    unsafe = unsafe or more.unsafe
+                    if more.what is not None:
+                        inner = more
+                        break
+            unsafe = unsafe or inner.unsafe
+            if inner.what is not None:
+                found.append(inner)
+        nested = self._returns_dataset(body)
         if not found:
-            return Work(None, unsafe, _returns_dataset(self.ctx, body))
+            return Work(None, unsafe, nested)
         # the heaviest kind, for the message (every work in `found` names what it does)
         shown = min(found, key=lambda w: _rank(w.what or ""))
         return Work(
             shown.what,
-            unsafe,
-            _returns_dataset(self.ctx, body),
+            unsafe or any(w.unsafe for w in found),
+            nested,
             python=all(w.python for w in found),
             text=any(w.text for w in found),
         )
 
+    # -- Keras objects called per element --------------------------------------------
+    def keras_work(self, func: cst.BaseExpression) -> Optional[Work]:
+        """A tokenizer, a Keras preprocessing layer or a Keras model called per
+        element (``vectorize(text)``, ``augment(image)``, ``tokenizer.tokenize(s)``);
+        None for other callables, and for layers that are arithmetic (``Rescaling``)."""
+        if isinstance(func, cst.Attribute) and func.attr.value == "tokenize":
+            func = func.value
+        name = dotted(func)
+        if name is None:
+            return None
+        made = self._constructors(func)
+        tokenizer = next((q for q in made if _tokenizer(q)), None)
+        if tokenizer is not None:
+            return Work(f"`{name}` ({_class_name(tokenizer)})", text=True)
+        kind = self.values.kind(func)
+        if kind is Kind.LAYER:
+            layers = [q for q in made if q not in tfdata.CHEAP_LAYERS]
+            if made and not layers:
+                return None
+            shown = f" ({_class_name(layers[0])})" if layers else " (a Keras layer)"
+            return Work(f"`{name}`{shown}")
+        if kind is Kind.KERAS_MODEL:
+            if self._cheap_model(func):
+                return None
+            return Work(f"`{name}` (a Keras model)")
+        return None
 
-def _tokenizer_name(qual: str) -> bool:
-    """KerasNLP / KerasHub / TF Text tokenizers, also a model's tokenizer from a preset
-    (``keras_hub.models.Tokenizer.from_preset``, ``keras_nlp.models.BertTokenizer``)."""
-    if qual.startswith(TOKENIZER_PREFIXES):
+    def _constructors(self, func: cst.BaseExpression, depth: int = 0) -> List[str]:
+        """Qualified names of the calls that build the object ``func`` holds (also in a
+        module function that returns it: ``vectorizer = fit_vectorizer(texts)``)."""
+        out: List[str] = []
+        for binding in self.sem.lookup_name(func) if depth <= _MAX_DEPTH else []:
+            if not (binding.plain and isinstance(binding.value, cst.Call)):
+                continue
+            qual = self.ctx.call_name(binding.value)
+            if qual is not None:
+                out.append(qual)
+                continue
+            for target in self.graph.resolve(binding.value):
+                for ret in self.values.returns(target):
+                    if isinstance(ret.value, (cst.Name, cst.Attribute)):
+                        out += self._constructors(ret.value, depth + 1)
+        return out
+
+    def _cheap_model(self, func: cst.BaseExpression) -> bool:
+        """``keras.Sequential([Rescaling(...)])``: a model of arithmetic layers only."""
+        for binding in self.sem.lookup_name(func):
+            value = binding.value if binding.plain else None
+            if not isinstance(value, cst.Call) or not value.args:
+                return False
+            layers = value.args[0].value
+            if not isinstance(layers, (cst.List, cst.Tuple)) or not layers.elements:
+                return False
+            for element in layers.elements:
+                item = element.value
+                if not isinstance(item, cst.Call):
+                    return False
+                if self.ctx.call_name(item) not in tfdata.CHEAP_LAYERS:
+                    return False
+        return bool(self.sem.lookup_name(func))
+
+    # -- nested datasets -----------------------------------------------------------------
+    def _returns_dataset(self, body: cst.CSTNode) -> bool:
+        """The function returns a dataset (``ds.window(...)``, ``Dataset.zip(...)``)."""
+        if isinstance(body, cst.FunctionDef):
+            values: List[cst.CSTNode] = [r.value for r in self.values.returns(body) if r.value]
+        else:
+            values = [body]  # a lambda's expression
+        return any(self._is_dataset_expr(value) for value in values)
+
+    def _is_dataset_expr(self, expr: cst.CSTNode) -> bool:
+        if not isinstance(expr, cst.Call):
+            return False
+        qual = self.ctx.call_name(expr) or ""
+        if qual in tfdata.SOURCES or api.returns(qual) is Kind.DATASET:
+            return True  # Dataset.zip(...), TFRecordDataset(...)
+        func = expr.func
+        return (
+            qual == ""
+            and isinstance(func, cst.Attribute)
+            and func.attr.value in tfdata.NESTED_DATASET_METHODS
+            and self._is_chain_on_dataset(func.value)
+        )
+
+    def _is_chain_on_dataset(self, expr: cst.BaseExpression) -> bool:
+        """``ds_.unbatch().window(...)``: a method chain that includes ``window``/``unbatch``
+        or starts at a dataset constructor (a bare ``x.batch(n)`` may be anything)."""
+        while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            if expr.func.attr.value in tfdata.NESTING_METHODS:
+                return True
+            if self._is_dataset_expr(expr):
+                return True
+            expr = expr.func.value
+        return False
+
+
+def _python(name: str) -> bool:
+    return bool(api.effects(name) & Effect.PYTHON) or name in tfdata.PYTHON_CALLS
+
+
+def _tokenizer(qual: str) -> bool:
+    """TextVectorization, KerasNLP / KerasHub / TF Text tokenizers, and a model's
+    tokenizer from a preset (``keras_hub.models.BertTokenizer.from_preset``)."""
+    if qual in tfdata.TOKENIZER_CLASSES or qual.startswith(tfdata.TOKENIZER_PREFIXES):
         return True
-    if qual.startswith(("keras_nlp.models.", "keras_hub.models.")):
+    if qual.startswith(tfdata.TOKENIZER_MODEL_PREFIXES):
         return any(part.endswith("Tokenizer") for part in qual.split(".")[2:])
     return False
 
 
-def _tokenizer_kind(qual: str) -> str:
-    """``TextVectorization``, ``SentencePieceTokenizer``; ``Tokenizer`` for ``...Tokenizer.from_preset``."""
+def _class_name(qual: str) -> str:
+    """``TextVectorization``, ``RandomFlip``; ``Tokenizer`` for ``...Tokenizer.from_preset``."""
     parts = qual.split(".")
     return next(
         (p for p in reversed(parts) if p.endswith(("Tokenizer", "Vectorization"))), parts[-1]
@@ -229,57 +317,7 @@ def _tokenizer_kind(qual: str) -> str:
 
 def _rank(shown: str) -> int:
     """Which work a message names first: reads, then decoding, Python, images, text."""
-    for rank, marks in enumerate(_RANKS):
+    for rank, marks in enumerate(tfdata.WORK_RANKS):
         if any(mark in shown for mark in marks):
             return rank
-    return len(_RANKS)
-
-
-def _unsafe_call(name: str) -> bool:
-    return (
-        name in PYTHON_CALLS
-        or name in STATEFUL_CALLS
-        or (name.startswith(RANDOM_PREFIXES) and "stateless_" not in name)
-    )
-
-
-def _returns_dataset(ctx, body: cst.CSTNode) -> bool:
-    """The function returns a dataset (``ds.window(...)``, ``Dataset.zip(...)``)."""
-    if isinstance(body, cst.FunctionDef):
-        values: List[cst.CSTNode] = [
-            n.value
-            for n in descendants(body.body, skip_scopes=True)
-            if isinstance(n, cst.Return) and n.value is not None
-        ]
-    else:
-        values = [body]  # a lambda's expression
-    return any(_is_dataset_expr(ctx, value) for value in values)
-
-
-def _is_dataset_expr(ctx, expr: cst.CSTNode) -> bool:
-    if not isinstance(expr, cst.Call):
-        return False
-    qual = ctx.call_name(expr) or ""
-    if qual.startswith("tensorflow.data.") and qual.rsplit(".", 1)[-1][:1].isupper():
-        return True  # a dataset class: TFRecordDataset(...)
-    if qual.startswith("tensorflow.data.Dataset."):
-        return True  # Dataset.zip(...), Dataset.from_tensor_slices(...)
-    func = expr.func
-    return (
-        qual == ""
-        and isinstance(func, cst.Attribute)
-        and func.attr.value in _NESTED_DATASET_METHODS
-        and _is_chain_on_dataset(ctx, func.value)
-    )
-
-
-def _is_chain_on_dataset(ctx, expr: cst.BaseExpression) -> bool:
-    """``ds_.unbatch().window(...)``: a method chain that includes ``window``/``unbatch``
-    or starts at a dataset constructor (a bare ``x.batch(n)`` may be anything)."""
-    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
-        if expr.func.attr.value in ("window", "unbatch", "flat_map"):
-            return True
-        if _is_dataset_expr(ctx, expr):
-            return True
-        expr = expr.func.value
-    return False
+    return len(tfdata.WORK_RANKS)

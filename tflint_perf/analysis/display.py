@@ -2,48 +2,45 @@
 
 A loop whose iterations each draw a figure or show an image runs at the
 pace of whoever looks at it (a handful of examples in a tutorial), so the
-cost of producing each element does not matter.
+cost of producing each element does not matter. What shows is read from the
+API table (``Effect.DISPLAY``: matplotlib, PIL, IPython, OpenCV windows,
+seaborn, plotly, ``time.sleep``) and the figure methods of
+``api/tfdata.py``; ``print`` is not a look (training loops log with it).
+Helpers of the module that draw count too (``generate_images(model, x)``).
 """
 
 from __future__ import annotations
 
+from tflint_perf.analysis import api
+from tflint_perf.analysis.api import Effect, tfdata
 from tflint_perf.engine import cst
 from tflint_perf.engine.walk import descendants
 
-# Methods of figures, axes and plotting modules (``plt.imshow``, ``ax.set_title``).
-_DISPLAY_METHODS = frozenset(
-    {
-        "imshow",
-        "plot",
-        "savefig",
-        "subplot",
-        "add_subplot",
-        "set_title",
-        "set_axis_off",
-        "hist",
-        "legend",
-    }
-)
-_DISPLAY_ROOTS = ("matplotlib.", "PIL.", "cv2.imshow", "IPython.")
-# Calls that show an element or pace the loop for a viewer.
-_VIEWER_CALLS = frozenset({"time.sleep", "tensorflow.summary.image"})
+_DEPTH = 2
 
 
 def displays(ctx, call: cst.Call) -> bool:
     """A plotting or image-showing call (matplotlib, PIL, OpenCV, IPython)."""
-    qual = ctx.call_name(call) or ""
-    if qual.startswith(_DISPLAY_ROOTS):
-        return True
-    func = call.func
-    return isinstance(func, cst.Attribute) and func.attr.value in _DISPLAY_METHODS
-
-
-def shown_each_iteration(ctx, body) -> bool:
-    """The loop body draws, shows or paces for a viewer (such a call anywhere
-    in it, outside nested functions)."""
-    for node in descendants(body, skip_scopes=True):
-        if isinstance(node, cst.Call) and (
-            displays(ctx, node) or (ctx.call_name(node) or "") in _VIEWER_CALLS
-        ):
+    qual = ctx.call_name(call)
+    if qual is not None and qual not in tfdata.LOG_CALLS:
+        if api.effects(qual) & Effect.DISPLAY or qual in tfdata.VIEWER_CALLS:
             return True
+    func = call.func
+    return isinstance(func, cst.Attribute) and func.attr.value in tfdata.DISPLAY_METHODS
+
+
+def shown_each_iteration(ctx, body, depth: int = 0) -> bool:
+    """The loop body draws, shows or paces for a viewer: such a call anywhere in
+    it (outside nested functions), or in a function of the module it calls."""
+    from tflint_perf.analysis.calls import CallGraph
+
+    graph = ctx.shared(CallGraph) if depth < _DEPTH else None
+    for node in descendants(body, skip_scopes=True):
+        if not isinstance(node, cst.Call):
+            continue
+        if displays(ctx, node):
+            return True
+        for target in graph.resolve(node) if graph is not None else ():
+            if shown_each_iteration(ctx, target.body, depth + 1):
+                return True
     return False

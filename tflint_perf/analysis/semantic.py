@@ -135,6 +135,7 @@ class SemanticModel:
         # class node -> attribute name -> bindings made through ``self.<name> = ...``
         self.class_attributes: Dict[cst.ClassDef, Dict[str, List[Binding]]] = {}
         self._by_statement: Dict[cst.CSTNode, List[Binding]] = {}
+        self._reads_by_name: Optional[Dict[str, List[cst.Name]]] = None  # see references()
         self._build()
 
     # -- building -----------------------------------------------------------
@@ -585,6 +586,23 @@ class SemanticModel:
         """Whether ``region`` reads ``name``."""
         return name in self.reads(region)
 
+    def references(self, binding: Binding) -> List[cst.Name]:
+        """The reads of a plain name that ``binding`` may give its value (the
+        inverse of ``lookup``): where the value bound there goes next."""
+        if self._reads_by_name is None:
+            bound = {
+                id(b.node) for s in self._scopes.values() for f in s.bindings.values() for b in f
+            }
+            self._reads_by_name = {}
+            for node in self.ctx.nodes(cst.Name):
+                if id(node) not in bound and _is_read(self.ctx, node):
+                    self._reads_by_name.setdefault(node.value, []).append(node)
+        return [
+            node
+            for node in self._reads_by_name.get(binding.name, ())
+            if any(found is binding for found in self.lookup(binding.name, node))
+        ]
+
 
 def _binding_input(binding: Binding) -> Optional[cst.CSTNode]:
     """What a binding's new value is computed from."""
@@ -689,6 +707,21 @@ def _free(node: cst.CSTNode, bound: frozenset, out: List[str]) -> None:
         return
     for child in children(node):
         _free(child, bound, out)
+
+
+def _is_read(ctx, node: cst.Name) -> bool:
+    """A Name that is not a binding's own node reads its name, unless it is an
+    attribute's name, a keyword, or part of an import."""
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.Attribute):
+        return parent.value is node
+    if isinstance(parent, cst.Arg):
+        return parent.keyword is not node
+    if isinstance(parent, (cst.ImportAlias, cst.AsName, cst.Param, cst.Global, cst.Nonlocal)):
+        return False
+    if isinstance(parent, (cst.FunctionDef, cst.ClassDef)):
+        return parent.name is not node
+    return not isinstance(parent, (cst.NameItem, cst.ImportFrom, cst.Import))
 
 
 def _target_names(target: cst.CSTNode) -> List[str]:

@@ -115,6 +115,16 @@ class Summaries:
                     out.setdefault(flag, {}).setdefault(mine, Use((call,), sample))
         return out
 
+    def returned_pipelines(self, func: cst.FunctionDef) -> tuple:
+        """The ``tf.data`` pipelines ``func`` returns (``analysis/datasets.py``): each
+        with its facts (batched, prefetched, per-element work ...), or one of its
+        parameters with the steps it applies to it (replayed on what a caller
+        passes). The summary fact for a pipeline built in one place and consumed in
+        another."""
+        from tflint_perf.analysis.datasets import Pipelines
+
+        return self.ctx.shared(Pipelines).returned(func)
+
     def path_to(self, call: cst.Call, effect: Effect) -> Tuple[cst.CSTNode, ...]:
         """The chain of calls from ``call`` to the node that has ``effect``."""
         if self.direct_effects(call) & effect:

@@ -1,0 +1,98 @@
+"""TFP404 one-sample-per-step: training and inference one sample at a time."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from tflint_perf.engine.rule import Rule
+from tflint_perf.engine.verification import Verification
+from tflint_perf.rules.tfp404_one_sample_per_step.batch_size import BatchSizeOne
+from tflint_perf.rules.tfp404_one_sample_per_step.dataset_batch import DatasetBatchOne
+from tflint_perf.rules.tfp404_one_sample_per_step.per_sample import PerSample
+from tflint_perf.rules.tfp404_one_sample_per_step.verdicts import Report, Silent
+
+DETECTORS = (PerSample, BatchSizeOne, DatasetBatchOne)
+
+
+class OneSamplePerStep(Rule):
+    """Training (or inference) on one sample per step: `fit` per sample, `batch_size=1`.
+
+    ## What it does
+    Flags three shapes of the same trap:
+
+    - a Keras training call on one sample per loop iteration:
+      `model.fit(state, target, epochs=1)` for each transition of a replay
+      minibatch, `train_on_batch(x[None], y[None])` over rows, directly or
+      through a function of the module (`agent.learn(s, t)` whose summary
+      trains on its parameter). One sample means: made a batch of one
+      (`x.reshape(1, -1)`, `x[None]`, `x[i:i + 1]`, `[x]`), a row of an array
+      (`X[i]`, `for x in X`), or a sample whose prediction the loop reads at
+      `[0]` (`target_f = model.predict(state); target_f[0][action] = ...`).
+      When each sample comes from the step before it (an environment loop
+      that trains on the newest transition), batching is impossible and the
+      advice is `train_on_batch` instead of `fit`;
+    - `batch_size=1` on `fit`/`evaluate`/`predict` over an array, or on a
+      producer Keras iterates (`flow_from_dataframe(..., batch_size=1)` fed to
+      `predict`);
+    - `Dataset.batch(1)` on a pipeline that feeds training or inference (`fit`,
+      a loop whose body runs steps, an iterator read by one).
+
+    Silent for `fit` on the same data in a loop (`fit(x, y, epochs=1)` once per
+    epoch on the whole dataset, one fit per fold or per setting), for a new
+    model built in each iteration (each trains once on its own data), for
+    `train_on_batch` in an online loop (already the light call), for loops of a
+    handful of iterations (`analysis/trips.py`), for `predict(x, batch_size=1)`
+    on one sample, for stateful RNNs (`stateful=True` fixes the batch size),
+    for a `batch_size=1` value that does not reach Keras' data (a model builder,
+    a batch printed or peeked at), for a pipeline only looked at (`take(1)`, a
+    loop that breaks after the first element), for a `batch(1)` followed by
+    a real batching step (it only adds an axis), for scikit-learn and other
+    libraries' `fit`, and in test code.
+
+    ## Why is this bad?
+    Every step pays a fixed overhead: launching the ops, the optimizer update,
+    callbacks and bookkeeping. With one sample per step that overhead dominates;
+    each `fit` call also builds a data adapter, callbacks and a training loop,
+    milliseconds for a microsecond of work. The TensorFlow guides name it:
+    "too small a batch size increases overhead". Batching changes the results
+    by design (one update on an averaged gradient instead of one per sample),
+    usually for the better; keep the learning rate in step with the batch size.
+
+    ## Example
+    ```python
+    for state, action, reward, next_state, done in minibatch:
+        target = model.predict(state, verbose=0)
+        target[0][action] = reward
+        model.fit(state, target, epochs=1, verbose=0)
+    ```
+
+    ## Use instead
+    ```python
+    states = np.vstack([t[0] for t in minibatch])
+    actions = np.array([t[1] for t in minibatch])
+    rewards = np.array([t[2] for t in minibatch])
+    targets = model.predict(states, verbose=0)
+    targets[np.arange(len(minibatch)), actions] = rewards
+    model.train_on_batch(states, targets)
+    ```
+    Where each update must come before the next sample (online learning), call
+    `model.train_on_batch(x, y)` instead of `fit`.
+    """
+
+    code = "TFP404"
+    name = "one-sample-per-step"
+    message = "Training or inference on one sample per step"
+    triggers = ("fit", "batch_size", "batch(", "train_on_batch")
+    fixable = False
+    #: For --verify: nothing yet. Timing `fit` per sample against one
+    #: `fit`/`train_on_batch` on the stacked batch needs a rewrite word the
+    #: contract lacks, and a verdict that says the results differ by design.
+    verification: ClassVar[Verification] = Verification()
+
+    def finish(self) -> None:
+        for detector in DETECTORS:
+            for verdict in detector(self.ctx).verdicts():
+                if isinstance(verdict, Report):
+                    self.report(verdict.node, message=verdict.headline, detail=verdict.detail)
+                elif isinstance(verdict, Silent):
+                    self.silent(verdict.node, verdict.reason, verdict.detail)

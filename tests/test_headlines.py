@@ -1,0 +1,51 @@
+"""What users read: a headline of at most 100 characters, and code that parses.
+
+For the rules whose messages follow the headline + detail form (issue 22):
+every finding on their fixtures has a one-line headline of at most 100
+characters, and every backticked snippet in the headline or the detail
+parses as Python (a statement, an expression, a method tail such as
+``.prefetch(...)``, a keyword argument, or a loop header).
+"""
+
+import ast
+import re
+
+import pytest
+
+from fixture_cases import FIXTURES, sources
+from tflint_perf.engine.linter import lint_source
+from tflint_perf.rules import all_rules
+
+# Rules whose headlines and details follow the form (all of them, once each is ported).
+HEADLINE_RULES = ("TFP401", "TFP402", "TFP404")
+SNIPPET = re.compile(r"`([^`]+)`")
+
+
+def parses(snippet: str) -> bool:
+    for candidate in (snippet, "x" + snippet, f"f({snippet})", snippet + ": pass"):
+        try:
+            ast.parse(candidate)
+            return True
+        except SyntaxError:
+            continue
+    return False
+
+
+CASES = [p for p in sources() if p.parent.name in HEADLINE_RULES and p.name.startswith("bad_")]
+
+
+@pytest.mark.parametrize("path", CASES, ids=[f"{p.parent.name}/{p.name}" for p in CASES])
+def test_headlines_are_short_and_snippets_parse(path):
+    findings = lint_source(path.read_text(), str(path), all_rules())
+    mine = [f for f in findings if f.code in HEADLINE_RULES]
+    assert mine
+    for finding in mine:
+        assert "\n" not in finding.message and len(finding.message) <= 100, finding.message
+        assert finding.detail, f"{finding.code} at line {finding.line} has no detail"
+        for snippet in SNIPPET.findall(finding.message + "\n" + finding.detail):
+            assert parses(snippet), f"{finding.code} line {finding.line}: `{snippet}`"
+
+
+def test_the_checked_rules_exist():
+    assert set(HEADLINE_RULES) <= {r.code for r in all_rules()}
+    assert all((FIXTURES / code).is_dir() for code in HEADLINE_RULES)
