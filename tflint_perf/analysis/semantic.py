@@ -63,7 +63,22 @@ class BindingKind(enum.Enum):
 
 # Methods that change the object they are called on (Python containers).
 MUTATORS = frozenset(
-    {"append", "extend", "insert", "add", "update", "appendleft", "extendleft", "put"}
+    {
+        "append",
+        "extend",
+        "insert",
+        "add",
+        "update",
+        "appendleft",
+        "extendleft",
+        "put",
+        "pop",
+        "popleft",
+        "remove",
+        "discard",
+        "clear",
+        "setdefault",
+    }
 )
 # Node groups as lazy tuples: naming them does not load LibCST (engine/nodes.py).
 SCOPE_NODES = cast(

@@ -15,6 +15,12 @@ module, ``self.method()`` and the class hierarchy (an override counts), and
 callables passed as arguments; summaries are propagated to a fixed point.
 ``Summaries(ctx)`` is one per file (``ctx.shared(Summaries)``);
 ``effects_of(call)`` gives what one call does, through its callees.
+
+In a module that builds TF1 graphs (it opens a session or turns eager
+execution off: ``builds_graphs``), every TensorFlow op call adds nodes to
+the default graph (GRAPH_GROWTH), and ``x.run(...)``/``x.eval(...)`` on a
+value whose kind the model cannot tell runs the graph (RUNS_GRAPH; the
+session is often a parameter or an attribute set elsewhere).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from tflint_perf.analysis import api
 from tflint_perf.analysis.api import Effect, Kind
+from tflint_perf.analysis.api.steps import GRAPH_MODE_SWITCHES, SESSION_RUN_METHODS
 from tflint_perf.analysis.calls import CallGraph
 from tflint_perf.analysis.samples import batch_of_one
 from tflint_perf.analysis.semantic import BindingKind, SemanticModel
@@ -33,6 +40,8 @@ from tflint_perf.engine import cst
 # Effects that follow the data they are applied to (which parameter).
 DATA_EFFECTS = (Effect.INFERENCE, Effect.TRAINING)
 _MAX_ROUNDS = 50
+# What a TensorFlow call returns when it is an op (in graph mode: a new node).
+_OP_KINDS = (Kind.TENSOR, Kind.GRAPH_OP, Kind.VARIABLE)
 
 
 @dataclass(frozen=True)
@@ -75,6 +84,7 @@ class Summaries:
         self.graph: CallGraph = ctx.shared(CallGraph)
         self._summaries: Dict[cst.FunctionDef, Summary] = {}
         self._direct: Dict[cst.Call, Tuple[Effect, Optional[cst.BaseExpression]]] = {}
+        self.graph_mode = builds_graphs(ctx)
         self._solve()
 
     def of(self, func: cst.FunctionDef) -> Summary:
@@ -112,13 +122,19 @@ class Summaries:
     def _classify(self, call: cst.Call) -> Tuple[Effect, Optional[cst.BaseExpression]]:
         qualname = self.ctx.call_name(call)
         if qualname is not None:
-            return api.effects(qualname), None
+            effects = api.effects(qualname)
+            if self.graph_mode and qualname.startswith("tensorflow."):
+                if api.returns(qualname) in _OP_KINDS:
+                    effects |= Effect.GRAPH_GROWTH
+            return effects, None
         func = call.func
         if self.graph.resolve(call):
             return Effect.NONE, None  # the module's own function runs: its summary says
         if isinstance(func, cst.Attribute):
             receiver = self.values.kind(func.value)
             effects = api.method_effects(receiver, func.attr.value)
+            if self.graph_mode:
+                effects |= _graph_method(receiver, func.attr.value)
             if effects & (Effect.INFERENCE | Effect.TRAINING):
                 return effects, data_argument(call)
             return effects, None
@@ -245,6 +261,33 @@ class Summaries:
                 ):
                     out.append(((binding.statement,), name))
         return out
+
+
+def builds_graphs(ctx) -> bool:
+    """The module builds TF1 graphs: it opens a session or turns eager execution off."""
+    for call in ctx.nodes(cst.Call):
+        qualname = ctx.call_name(call)
+        if qualname in GRAPH_MODE_SWITCHES:
+            return True
+        facts = api.call(qualname) if qualname else None
+        if facts is not None and facts.returns is Kind.SESSION and facts.effects:
+            return True  # a session constructor (not get_default_session)
+    return False
+
+
+def _graph_method(receiver: Kind, name: str) -> Effect:
+    """In graph mode: ``sess.run``/``t.eval`` on an unknown receiver runs the
+    graph; ``it.get_next()`` and ``v.assign(...)`` add ops."""
+    if receiver is Kind.UNKNOWN and name in SESSION_RUN_METHODS:
+        return Effect.RUNS_GRAPH
+    facts = api.method(receiver, name)
+    if facts is None:
+        return Effect.NONE
+    if facts.effects & Effect.UPDATE or (
+        receiver is Kind.ITERATOR and facts.returns is Kind.TENSOR
+    ):
+        return Effect.GRAPH_GROWTH
+    return Effect.NONE
 
 
 def _local(scope, name: str) -> bool:

@@ -49,6 +49,7 @@ class Kind(enum.Enum):
     GRAPH_OP = "graph op"  # a TF1 graph tensor or op (built, not run)
     SESSION = "session"
     TAPE = "gradient tape"
+    GRADIENT_FUNCTION = "gradient function"  # TF 1.x eager: its calls return gradients
     HISTORY = "history"
     OTHER_MODEL = "other model"  # scikit-learn, XGBoost ... (their own predict)
     FIGURE = "figure"

@@ -1,0 +1,100 @@
+"""Training steps, ``tf.function`` and tracing: the names TFP201-TFP203 need.
+
+Facts keyed by qualified name are table entries (``FUNCTIONS``, merged into
+the one table). The sets of method names below are *spellings used as
+evidence*: each says why the spelling is needed where the model cannot
+tell the receiver's kind.
+"""
+
+from __future__ import annotations
+
+from tflint_perf.analysis.api import Api, Effect, Kind
+from tflint_perf.analysis.api.facts import merge, names, words
+
+E = Effect
+
+FUNCTIONS = merge(
+    # TensorFlow 1.x eager: ``grad_fn = tfe.implicit_value_and_gradients(loss_fn)``
+    # returns a function whose calls compute gradients (``loss, grads = grad_fn(x)``).
+    names(
+        """implicit_value_and_gradients implicit_gradients value_and_gradients_function
+        gradients_function""",
+        Api(Kind.GRADIENT_FUNCTION),
+        "tensorflow.contrib.eager.",
+    ),
+    # Switches that make every tf.function run eagerly (debugging).
+    names(
+        "config.run_functions_eagerly config.experimental_run_functions_eagerly",
+        Api(Kind.NONE),
+        "tensorflow.",
+    ),
+    # Wrappers that compile the function they are given (TF 1.x eager, TF-Agents).
+    names("contrib.eager.defun autograph.to_graph", Api(Kind.TF_FUNCTION, E.BUILDS), "tensorflow."),
+    {"tf_agents.utils.common.function": Api(Kind.TF_FUNCTION, E.BUILDS)},
+)
+
+# Qualified names that make ``tf.function`` run its Python every call.
+EAGER_SWITCHES = frozenset(
+    {
+        "tensorflow.config.run_functions_eagerly",
+        "tensorflow.config.experimental_run_functions_eagerly",
+    }
+)
+
+# Methods that apply gradients to variables. Matched by name: the optimizer
+# or variable is often a parameter or an attribute set where the model cannot
+# read it (``self.opt`` of a base class in another module), and these names
+# are TensorFlow's own.
+UPDATE_METHODS = words("apply_gradients assign_sub assign_add assign minimize")
+# Of those, the ones only an optimizer has: enough without proof that they use
+# this tape's gradients (exercise notebooks leave ``tape.gradient`` as a TODO).
+OPTIMIZER_UPDATES = words("apply_gradients minimize")
+# ``tape.gradient(...)``: the method that computes a tape's gradients (by name:
+# a tape handed to a helper is a parameter of unknown kind there).
+GRADIENT_METHODS = words("gradient")
+
+# Methods that hand a function to a distribution strategy, which traces it.
+STRATEGY_RUNNERS = words("run experimental_run_v2 experimental_run call_for_each_replica")
+
+# Bases whose methods run eagerly however they are called (a worker thread's
+# ``run``); any other base from outside the module may compile its methods.
+EAGER_BASES = frozenset({"threading.Thread", "multiprocessing.Process", "object"})
+# Methods Keras calls itself, while tracing (``fit`` compiles ``train_step``).
+KERAS_TRACED_METHODS = words("call build train_step test_step predict_step")
+
+# -- what tracing changes ------------------------------------------------------
+# Builtins that turn a tensor into a Python value (no value in a graph).
+PYTHON_CONVERSIONS = words("float int bool")
+# Methods that turn a tensor into a NumPy/Python value.
+TO_PYTHON_METHODS = words("numpy item")
+# Modules whose calls give a Python value frozen at trace time.
+FROZEN_MODULES = ("time.", "random.", "datetime.")
+# Libraries whose calls are plain Python (plots, progress bars, experiment
+# loggers, environments, the OS): under tf.function they run once, while
+# tracing.
+PYTHON_LIBRARIES = words(
+    """matplotlib wandb comet_ml mlflow neptune tensorboardX tqdm IPython PIL cv2 imageio
+    pandas sklearn gym gymnasium os sys json csv pickle shutil subprocess mitdeeplearning"""
+)
+# Receivers named like a logger (``logger.info(...)``): a ``logging.getLogger``
+# result is often bound in another module, so the spelling is the evidence.
+LOGGER_NAMES = words("logging logger log LOGGER LOG")
+
+# -- TF-Agents ---------------------------------------------------------------
+# Parameters named like an agent: TF-Agents code passes the agent around as
+# ``agent``/``tf_agent`` and builds it in another module.
+AGENT_PARAMETER_SUFFIX = "agent"
+
+# -- TF1 graphs ----------------------------------------------------------------
+# Calls that turn eager execution off: every op after them builds a graph.
+GRAPH_MODE_SWITCHES = frozenset(
+    {
+        "tensorflow.disable_eager_execution",
+        "tensorflow.disable_v2_behavior",
+        "tensorflow.disable_v2_tensorshape",
+    }
+)
+# ``sess.run(...)``, ``t.eval(...)``, ``op.run()``: running a TF1 graph. By name
+# where the receiver's kind is unknown: the session is often a parameter or an
+# attribute set in another module (``self.sess``).
+SESSION_RUN_METHODS = words("run eval")
