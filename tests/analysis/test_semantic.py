@@ -238,3 +238,21 @@ def test_derived_names_follow_a_result_through_the_loop_and_if_choices():
     loop = ctx.nodes(cst.While)[0]
     call = find(ctx, cst.Call, "model.predict(obs)")
     assert sem.derived(loop, call) == {"q", "action", "label", "obs", "reward", "done", "info"}
+
+
+def test_pop_remove_clear_and_setdefault_change_the_object():
+    ctx, sem = model(
+        """
+        queue = [1, 2]
+        queue.pop(0)
+        seen = {1}
+        seen.discard(1)
+        seen.clear()
+        cache = {}
+        cache.setdefault("k", 1)
+        """
+    )
+    kinds = {n: [b.kind for b in found] for n, found in sem.module_scope.bindings.items()}
+    assert kinds["queue"] == [BindingKind.ASSIGNMENT, BindingKind.MUTATION]
+    assert kinds["seen"] == [BindingKind.ASSIGNMENT, BindingKind.MUTATION, BindingKind.MUTATION]
+    assert kinds["cache"] == [BindingKind.ASSIGNMENT, BindingKind.MUTATION]

@@ -16,11 +16,12 @@ callables passed as arguments; summaries are propagated to a fixed point.
 ``Summaries(ctx)`` is one per file (``ctx.shared(Summaries)``);
 ``effects_of(call)`` gives what one call does, through its callees.
 
-In a module that builds TF1 graphs (it opens a session or turns eager
+In a module that builds TF1 graphs (it uses a session or turns eager
 execution off: ``builds_graphs``), every TensorFlow op call adds nodes to
 the default graph (GRAPH_GROWTH), and ``x.run(...)``/``x.eval(...)`` on a
-value whose kind the model cannot tell runs the graph (RUNS_GRAPH; the
-session is often a parameter or an attribute set elsewhere).
+value whose kind the model cannot tell, or a method given the session
+(``saver.save(sess, path)``), runs the graph (RUNS_GRAPH; the session is
+often a parameter or an attribute set elsewhere).
 """
 
 from __future__ import annotations
@@ -135,6 +136,8 @@ class Summaries:
             effects = api.method_effects(receiver, func.attr.value)
             if self.graph_mode:
                 effects |= _graph_method(receiver, func.attr.value)
+                if any(self.values.kind(a.value) is Kind.SESSION for a in call.args):
+                    effects |= Effect.RUNS_GRAPH  # ``saver.save(sess, path)``
             if effects & (Effect.INFERENCE | Effect.TRAINING):
                 return effects, data_argument(call)
             return effects, None
@@ -269,9 +272,8 @@ def builds_graphs(ctx) -> bool:
         qualname = ctx.call_name(call)
         if qualname in GRAPH_MODE_SWITCHES:
             return True
-        facts = api.call(qualname) if qualname else None
-        if facts is not None and facts.returns is Kind.SESSION and facts.effects:
-            return True  # a session constructor (not get_default_session)
+        if api.returns(qualname) is Kind.SESSION:
+            return True  # a session, built or fetched (TF1 graph code only has one)
     return False
 
 

@@ -314,9 +314,11 @@ class Values:
             self._classes[cls] = known
         return known
 
-    def instance_class(self, expr: cst.CSTNode) -> Optional[cst.ClassDef]:
+    def instance_class(self, expr: cst.CSTNode, depth: int = 0) -> Optional[cst.ClassDef]:
         """The class of this module an object is an instance of: ``self`` in a
-        method, a name or attribute bound to ``C(...)``."""
+        method, a name or attribute bound to ``C(...)``, to another such name
+        (``self.actor = actor``), or to a parameter every caller passes such an
+        instance for (``Worker(self.global_actor)``)."""
         if isinstance(expr, cst.Name):
             for binding in self.sem.lookup_name(expr):
                 if binding.kind is BindingKind.PARAMETER:
@@ -328,13 +330,31 @@ class Values:
         if isinstance(expr, (cst.Name, cst.Attribute)):
             classes = set()
             for binding in self.sem.lookup_name(expr) or self._attribute_bindings(expr):
+                cls = None
                 if binding.plain and isinstance(binding.value, cst.Call):
                     cls = self.class_called(binding.value)
-                    if cls is not None:
-                        classes.add(cls)
+                elif depth < 3 and binding.plain:
+                    if isinstance(binding.value, (cst.Name, cst.Attribute)):
+                        cls = self.instance_class(binding.value, depth + 1)
+                elif depth < 3 and binding.kind is BindingKind.PARAMETER:
+                    cls = self._passed_instance(binding, depth + 1)
+                if cls is not None:
+                    classes.add(cls)
             if len(classes) == 1:
                 return classes.pop()
         return None
+
+    def _passed_instance(self, binding: Binding, depth: int) -> Optional[cst.ClassDef]:
+        """The class every caller passes an instance of for this parameter."""
+        func = binding.scope.function
+        if func is None:
+            return None
+        graph = self._graph()
+        passed = [graph.argument(call, func, binding.name) for call in graph.callers(func)]
+        if not passed or any(arg is None for arg in passed):
+            return None
+        classes = {self.instance_class(arg, depth) for arg in passed}
+        return classes.pop() if len(classes) == 1 else None
 
     def _attribute_bindings(self, expr) -> List[Binding]:
         if not isinstance(expr, cst.Attribute):

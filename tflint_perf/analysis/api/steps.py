@@ -98,3 +98,30 @@ GRAPH_MODE_SWITCHES = frozenset(
 # where the receiver's kind is unknown: the session is often a parameter or an
 # attribute set in another module (``self.sess``).
 SESSION_RUN_METHODS = words("run eval")
+
+# -- things expensive to build (TFP202) ----------------------------------------------
+# The parts of a TF1 graph, by qualified name: what a loop rebuilds when it
+# builds them on every iteration.
+TF1_GRAPH_PARTS = {
+    "tensorflow.Graph": "graph",
+    "tensorflow.Session": "session",
+    "tensorflow.InteractiveSession": "session",
+    "tensorflow.placeholder": "placeholder",
+    "tensorflow.Variable": "variable",
+    "tensorflow.get_variable": "variable",
+}
+# Calls that give what follows a fresh TF1 graph.
+NEW_GRAPHS = frozenset({"tensorflow.Graph", "tensorflow.reset_default_graph"})
+# Ops that add a whole subgraph (anchor of a finding about a helper).
+HEAVY_OPS = frozenset({"tensorflow.gradients", "tensorflow.hessians"})
+# Keras' training API by its keywords, for a model built by a library the
+# linter cannot read (``m = compiled_tcn(...)``; ``m.fit(x, y, epochs=5)``):
+# ``compile(optimizer=..., loss=...)`` and ``fit(..., epochs=...)`` are Keras'.
+KERAS_TRAINING_KEYWORDS = {
+    "compile": frozenset({"optimizer", "loss"}),
+    "fit": frozenset({"epochs"}),
+}
+# Methods that load weights into a built model (build once, load per iteration).
+WEIGHT_LOADERS = words("load_weights set_weights")
+# The methods of a Keras layer or model that run on every forward pass.
+FORWARD_METHODS = words("call __call__")

@@ -104,6 +104,8 @@ FUNCTIONS = merge(
     {
         "tensorflow.data.Options": OTHER,
         "tensorflow.data.AUTOTUNE": Api(Kind.SCALAR),
+        "tensorflow.data.make_one_shot_iterator": Api(Kind.ITERATOR),
+        "tensorflow.data.make_initializable_iterator": Api(Kind.ITERATOR),
         "tensorflow.data.experimental.AUTOTUNE": Api(Kind.SCALAR),
         "tensorflow_datasets.load": Api(Kind.DATASET, E.IO | E.DOWNLOAD),
         "tensorflow_datasets.as_numpy": Api(Kind.ITERATOR),
