@@ -298,8 +298,9 @@ class RetracingArgument(Rule):
         ):
             return self._number(expr.expression, changing)
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ARITHMETIC):
-            if isinstance(expr.operator, cst.Modulo) and _literal_kind(expr.right) == INT:
-                if int(expr.right.evaluated_value) <= TINY:
+            right_value = expr.right
+            if isinstance(expr.operator, cst.Modulo) and isinstance(right_value, cst.Integer):
+                if int(right_value.evaluated_value) <= TINY:
                     return None, None  # a handful of distinct values
             left, lwhy = self._number(expr.left, changing)
             right, rwhy = self._number(expr.right, changing)

@@ -152,10 +152,8 @@ class MissingTfFunction(Rule):
             return
         steps = ctx.shared(TapeSteps)
         if ctx.shared(Summaries).graph_mode and not _eager_on(ctx):
-            for step in steps.steps:
-                self.silent(
-                    step.node, Reason.COMPILED, "TF1 graph code: sessions run it as a graph"
-                )
+            for node in [*(s.node for s in steps.steps), *steps.not_steps]:
+                self.silent(node, Reason.COMPILED, "TF1 graph code: sessions run it as a graph")
             return
         facts = Facts(self)
         inline, functions = InlineSteps(facts), StepFunctions(facts)

@@ -72,11 +72,13 @@ class StepFunctions:
             detail = "its gradients are not applied in a loop that calls it"
             self.rule.silent(func.name, Reason.NOT_WORK, detail)
         elif not callers:
-            self.rule.silent(func.name, Reason.RUNS_ONCE, "nothing in the module calls it")
-        elif all(not self.facts.sem.loops_around(c) for c in callers):
-            self.rule.silent(func.name, Reason.RUNS_ONCE, "its callers run it once")
+            self.rule.silent(
+                func.name, Reason.RUNS_ONCE, "nothing in the module calls it in a loop"
+            )
+        elif self.facts.reach.in_a_loop(func.body):
+            self.rule.silent(func.name, Reason.TINY_LOOP, "the loops that run it are tiny")
         else:
-            self.rule.silent(func.name, Reason.TINY_LOOP, "the loops that call it are tiny")
+            self.rule.silent(func.name, Reason.RUNS_ONCE, "no loop runs it")
 
     # -- what the fix would change ------------------------------------------------------
     def _problems(self, func: cst.FunctionDef) -> List[Problem]:

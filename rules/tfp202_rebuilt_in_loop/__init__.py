@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional
 
 from tflint_perf.analysis.reach import Reach
 from tflint_perf.analysis.semantic import BindingKind
@@ -21,7 +21,7 @@ from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.rule import Rule
 from tflint_perf.engine.verification import Rewrite, Verification
 
-from .common import Built, Facts, Item
+from .common import Built, Facts, Item, Loop
 from .graph_growth import GraphGrowth
 from .per_batch import PerBatch
 from .searches import Searches
@@ -157,9 +157,10 @@ class RebuiltInLoop(Rule):
         facts = Facts(self)
         reach: Reach = ctx.shared(Reach)
         per_batch, searches, growth = PerBatch(facts), Searches(facts), GraphGrowth(facts)
-        loops = sorted([*ctx.nodes(cst.For), *ctx.nodes(cst.While)], key=lambda n: ctx.span(n)[0])
+        loops: List[Loop] = [*ctx.nodes(cst.For), *ctx.nodes(cst.While)]
+        loops.sort(key=lambda n: ctx.span(n)[0])
         for loop in loops:
-            items = [i for i in map(lambda n: _item(facts, reach, n), facts.own_body(loop)) if i]
+            items = _outermost([_item(facts, reach, n) for n in facts.own_body(loop)], ctx)
             items += searches.library_models(loop, items)
             grows = facts.graph_mode and growth.check_loop(loop, items)
             if not items:
@@ -174,6 +175,10 @@ class RebuiltInLoop(Rule):
             growth.check_helpers()
         searches.check_trials()
         per_batch.check_forward_passes()
+        if ctx.recording:  # for ``tflint-perf why``: what is built outside any loop
+            for call in ctx.nodes(cst.Call):
+                if not facts.sem.loops_around(call) and facts.item(call) is not None:
+                    self.silent(call, Reason.RUNS_ONCE, "built once, in no loop")
 
     def report(self, node, message=None, fix=None, detail="", **fields) -> None:
         """Test code (a test module, a ``TestCase``) builds models on purpose."""
@@ -181,6 +186,13 @@ class RebuiltInLoop(Rule):
             self.silent(node, Reason.TEST_CODE, "test code builds what it tests")
             return
         super().report(node, message=message, fix=fix, detail=detail, **fields)
+
+
+def _outermost(found: List[Optional[Item]], ctx) -> List[Item]:
+    """The constructions not inside another (the layers of ``Sequential([...])``
+    are part of the model)."""
+    items = [i for i in found if i is not None]
+    return [i for i in items if not any(o is not i and ctx.contains(o.node, i.node) for o in items)]
 
 
 def _item(facts: Facts, reach: Reach, node) -> Optional[Item]:

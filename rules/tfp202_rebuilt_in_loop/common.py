@@ -82,7 +82,23 @@ class Facts:
         cls = self.values.class_called(call)
         if cls is not None and self.values.class_kind(cls) is Kind.LAYER:
             return Item(Built.LAYER, call, spelled, binding)
+        if facts is None and self.values.kind(call) is Kind.TF_FUNCTION:
+            if any(self._builds_function(t) for t in self.graph.resolve(call)):
+                return Item(Built.FUNCTION, call, spelled, binding)
         return None
+
+    def _builds_function(self, func: cst.FunctionDef) -> bool:
+        """A factory: ``func`` returns a tf.function it makes on each call (a
+        decorated inner def, or ``tf.function(...)`` called in it)."""
+        scope = self.sem.scope(func)
+        for ret in self.values.returns(func):
+            value = ret.value
+            if isinstance(value, cst.Call) and self.summaries.direct_effects(value) & Effect.BUILDS:
+                return True
+            if isinstance(value, cst.Name):
+                if any(b.scope is scope for b in self.sem.lookup_name(value)):
+                    return True
+        return False
 
     def model_construction(self, call: cst.Call, depth: int = 0) -> Optional[cst.Call]:
         """The Keras model construction ``call`` makes: itself (``Sequential``,
@@ -255,9 +271,22 @@ class Facts:
                 return False
             if isinstance(parent, cst.If):
                 unset = unset_test(parent.test)
-                if unset is not None and unset in {b.name for b in sem.bindings_in(parent.body)}:
+                if unset is not None and unset in self._set_in(parent.body):
                     return True
         return False
+
+    def _set_in(self, block: cst.CSTNode) -> Set[str]:
+        """Names and attributes ``block`` sets, and containers it stores into
+        (``cache[k] = v`` sets ``cache``, ``self.cache[k] = v`` sets ``self.cache``)."""
+        out: Set[str] = set()
+        for binding in self.sem.bindings_in(block):
+            out.add(binding.name)
+            statement = binding.statement
+            if isinstance(statement, cst.Assign):
+                for target in statement.targets:
+                    if isinstance(target.target, cst.Subscript):
+                        out.add(dotted(target.target.value) or "")
+        return out
 
     def line(self, node: cst.CSTNode) -> str:
         return self.ctx.line_ref(self.ctx.position(node).start.line)

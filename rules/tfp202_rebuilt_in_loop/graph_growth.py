@@ -59,13 +59,18 @@ class GraphGrowth:
         facts = self.facts
         if any(i.built is Built.TF1 and i.part in ("graph", "session") for i in items):
             return False  # a new graph per iteration: see check_rebuilt
+        ops = [n for n in facts.own_body(loop) if isinstance(n, cst.Call) and self._adds_ops(n)]
         if not self.runs_graph(loop):
+            if ops:
+                self.rule.silent(
+                    ops[0], Reason.RUNS_ONCE, "the loop builds the graph, no run in it"
+                )
             return False
         calls = facts.calls_under(loop.body)
         if any(self.ctx.call_name(c) in NEW_GRAPHS for c in calls):
             return False
-        ops = [n for n in facts.own_body(loop) if isinstance(n, cst.Call) and self._adds_ops(n)]
         if not ops:
+            self.rule.silent(loop, Reason.NOT_WORK, "it only runs ops built before it")
             return False
         quiet = self._construction_loop(loop)
         if quiet is not None:
@@ -145,6 +150,7 @@ class GraphGrowth:
         headline = fit(
             f"{shown} {verb} on every iteration: create them once before the loop",
             f"{names[0]} adds ops to the TF1 graph on every iteration: create them once before the loop",
+            f"{names[0]} adds TF1 ops on every iteration: create them once before the loop",
             "new TF1 ops on every iteration: create them once before the loop",
         )
         detail = (
@@ -161,10 +167,11 @@ class GraphGrowth:
         facts = self.facts
         reach = self.ctx.shared(Reach)
         for func in self.ctx.nodes(cst.FunctionDef):
-            ops = [
+            ops = [  # ops in a loop of the function are judged with that loop
                 c
                 for c in facts.graph.calls_in(func)
                 if facts.summaries.direct_effects(c) & Effect.GRAPH_GROWTH
+                and not facts.sem.loops_around(c)
             ]
             if not ops:
                 continue
@@ -253,7 +260,9 @@ class GraphGrowth:
         init = " (in `__init__`)" if facts.sem.method_class(func) is not None else ""
         detail = (
             f"`{name}()` builds {shown} and runs the graph on every call, and {where}. "
-            + GROWS.replace("before the loop", f"outside `{name}()`{init}")
+            + GROWS.replace("before the loop", f"outside `{name}()`{init}").replace(
+                "every iteration", "every call"
+            )
         )
         self.rule.report(anchor, message=headline, detail=detail)
 

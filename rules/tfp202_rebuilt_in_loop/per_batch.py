@@ -7,6 +7,7 @@ built inside a layer's or model's ``call()``, so on every forward pass.
 
 from __future__ import annotations
 
+import re
 from typing import List, Optional
 
 from tflint_perf.analysis.api import Effect, Kind
@@ -182,6 +183,7 @@ class PerBatch:
 
     def _report_forward(self, cls, call_method, func, item: Item) -> None:
         spelled = item.label
+        assert isinstance(item.node, cst.Call)  # a layer is built by a call
         name = _attribute_name(item.node)
         where = f"`{cls.name.value}.{call_method.name.value}()`"
         headline = fit(
@@ -199,7 +201,7 @@ class PerBatch:
 
 
 def _attribute_name(call: cst.Call) -> str:
-    """A name for the layer: its class name in snake case (``Dropout`` -> ``dropout``)."""
+    """A name for the layer: its class name in snake case (``MaxPooling2D`` ->
+    ``max_pooling2d``)."""
     last = (dotted(call.func) or "layer").rsplit(".", 1)[-1]
-    out = "".join(f"_{c.lower()}" if c.isupper() else c for c in last).lstrip("_")
-    return out or "layer"
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", "_", last).lower() or "layer"

@@ -138,7 +138,8 @@ class Searches:
             if not (effects & Effect.BUILDS and effects & TRAINS):
                 continue
             construction = facts.first_construction(func)
-            if construction is None or facts.sem.function_of(construction) is not func:
+            owner = facts.sem.function_of(construction) if construction is not None else None
+            if construction is None or owner is None or owner is not func:
                 continue
             if any(
                 facts.values.kind(r.value) is Kind.KERAS_MODEL for r in facts.values.returns(func)

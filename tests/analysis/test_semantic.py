@@ -256,3 +256,10 @@ def test_pop_remove_clear_and_setdefault_change_the_object():
     assert kinds["queue"] == [BindingKind.ASSIGNMENT, BindingKind.MUTATION]
     assert kinds["seen"] == [BindingKind.ASSIGNMENT, BindingKind.MUTATION, BindingKind.MUTATION]
     assert kinds["cache"] == [BindingKind.ASSIGNMENT, BindingKind.MUTATION]
+
+
+def test_a_lambda_reads_its_default_values_where_it_is_made():
+    ctx, sem = model("fs = [lambda x, s=scale: x * s * k for k in ks]\n")
+    reads = sem.reads(ctx.nodes(cst.Lambda)[0])
+    assert "scale" in reads and "k" in reads
+    assert "x" not in reads and "s" not in reads

@@ -136,6 +136,20 @@ class Reach:
                 return HotLoop(found.loop, (call,) + found.calls)
         return None
 
+    def in_a_loop(self, node: cst.CSTNode, depth: int = 0) -> bool:
+        """Whether any loop runs ``node``, itself or through the calls that lead to
+        it (however few times: to tell a tiny loop from none)."""
+        if self.trips.loops_around(node):
+            return True
+        scope = self.sem.function_of(node)
+        if scope is None or depth >= MAX_DEPTH:
+            return False
+        return any(
+            self.in_a_loop(call, depth + 1)
+            for call in self.graph.callers(scope)
+            if not self.ctx.contains(scope, call)
+        )
+
     def _repeater(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The innermost loop around ``node`` that alone runs more than a
         handful of times (or an unknown number of times); else the outermost one."""

@@ -682,6 +682,9 @@ def _free(node: cst.CSTNode, bound: frozenset, out: List[str]) -> None:
         _free(node.value, bound, out)
         return
     if isinstance(node, cst.Lambda):
+        for param in _all_params(node.params):  # defaults run where the lambda is made
+            if param.default is not None:
+                _free(param.default, bound, out)
         inner = bound | {p.name.value for p in _all_params(node.params)}
         _free(node.body, frozenset(inner), out)
         return

@@ -267,13 +267,14 @@ class Summaries:
 
 
 def builds_graphs(ctx) -> bool:
-    """The module builds TF1 graphs: it opens a session or turns eager execution off."""
+    """The module builds TF1 graphs: it turns eager execution off, or uses what only
+    graph code has (a session, a placeholder, ``tf.assign``, an initializer op)."""
     for call in ctx.nodes(cst.Call):
         qualname = ctx.call_name(call)
         if qualname in GRAPH_MODE_SWITCHES:
             return True
-        if api.returns(qualname) is Kind.SESSION:
-            return True  # a session, built or fetched (TF1 graph code only has one)
+        if api.returns(qualname) in (Kind.SESSION, Kind.GRAPH_OP):
+            return True  # a session, a placeholder, an initializer: TF1 graph code only
     return False
 
 

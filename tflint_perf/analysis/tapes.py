@@ -195,6 +195,7 @@ class TapeSteps:
         return any(
             self.ctx.span(r)[0] > first and self._from_gradients(r.value, tapes, grads)
             for r in self.values.returns(func)
+            if r.value is not None
         )
 
     def applies_result(self, call: cst.Call) -> bool:

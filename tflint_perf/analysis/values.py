@@ -45,6 +45,7 @@ class Values:
         self._kinds: Dict[cst.CSTNode, object] = {}
         self._classes: Dict[cst.ClassDef, Kind] = {}
         self._returns: Optional[Dict[cst.FunctionDef, List[cst.Return]]] = None
+        self._instances: Dict[cst.CSTNode, Optional[cst.ClassDef]] = {}
 
     # -- the question ----------------------------------------------------------
     def kind(self, expr: Optional[cst.CSTNode], depth: int = 0) -> Kind:
@@ -319,6 +320,14 @@ class Values:
         method, a name or attribute bound to ``C(...)``, to another such name
         (``self.actor = actor``), or to a parameter every caller passes such an
         instance for (``Worker(self.global_actor)``)."""
+        if depth == 0:
+            if expr not in self._instances:
+                self._instances[expr] = None  # cycles
+                self._instances[expr] = self._instance_class(expr, 0)
+            return self._instances[expr]
+        return self._instance_class(expr, depth)
+
+    def _instance_class(self, expr: cst.CSTNode, depth: int) -> Optional[cst.ClassDef]:
         if isinstance(expr, cst.Name):
             for binding in self.sem.lookup_name(expr):
                 if binding.kind is BindingKind.PARAMETER:
@@ -329,7 +338,7 @@ class Values:
                         return cls
         if isinstance(expr, (cst.Name, cst.Attribute)):
             classes = set()
-            for binding in self.sem.lookup_name(expr) or self._attribute_bindings(expr):
+            for binding in self.sem.lookup_name(expr) or self._attribute_bindings(expr, depth):
                 cls = None
                 if binding.plain and isinstance(binding.value, cst.Call):
                     cls = self.class_called(binding.value)
@@ -356,10 +365,10 @@ class Values:
         classes = {self.instance_class(arg, depth) for arg in passed}
         return classes.pop() if len(classes) == 1 else None
 
-    def _attribute_bindings(self, expr) -> List[Binding]:
-        if not isinstance(expr, cst.Attribute):
+    def _attribute_bindings(self, expr, depth: int = 0) -> List[Binding]:
+        if not isinstance(expr, cst.Attribute) or depth > 3:
             return []
-        owner = self.instance_class(expr.value)
+        owner = self.instance_class(expr.value, depth + 1)
         if owner is None:
             return []
         out: List[Binding] = []
