@@ -148,7 +148,7 @@ class Facts:
             return any(self.refers_to(e.value, item) for e in expr.elements)
         if item.binding is None or not isinstance(expr, (cst.Name, cst.Attribute)):
             return False
-        return item.binding in self.sem.lookup_name(expr)
+        return item.binding in self.sem.origins(expr)
 
     def uses(self, item: Item, calls: List[cst.Call]) -> List[cst.Call]:
         """Calls that call the item, or call a method on it."""

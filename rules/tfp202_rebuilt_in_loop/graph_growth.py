@@ -73,7 +73,8 @@ class GraphGrowth:
             self.rule.silent(loop, Reason.NOT_WORK, "it only runs ops built before it")
             return False
         quiet = self._construction_loop(loop)
-        if quiet is not None:
+        varying = facts.varying(loop)
+        if quiet is not None and all(self._depends(op, varying) for op in ops):
             for op in ops:
                 self.rule.silent(op, quiet[0], quiet[1])
             return False
@@ -99,6 +100,14 @@ class GraphGrowth:
                 and not any(self._lazy_in(t) for t in targets)
             )
         return self._unseen_builder(call)
+
+    def _depends(self, op: cst.Call, varying: Set[str]) -> bool:
+        """The op is built from what changes between iterations (one per item)."""
+        reads = set(self.facts.sem.reads(op))
+        statement = self.facts.sem.statement_of(op)
+        for binding in self.facts.sem.bindings_of(statement):
+            reads.add(binding.name)  # ``out = model[layer]``: assigned per item
+        return bool(reads & varying)
 
     def _construction_loop(self, loop: Loop):
         """(reason, detail) for a loop that builds a graph once: a handful of
@@ -167,11 +176,11 @@ class GraphGrowth:
         facts = self.facts
         reach = self.ctx.shared(Reach)
         for func in self.ctx.nodes(cst.FunctionDef):
-            ops = [  # ops in a loop of the function are judged with that loop
+            ops = [  # ops in a loop that runs the graph are judged with that loop
                 c
                 for c in facts.graph.calls_in(func)
                 if facts.summaries.direct_effects(c) & Effect.GRAPH_GROWTH
-                and not facts.sem.loops_around(c)
+                and not any(self.runs_graph(loop) for loop in facts.sem.loops_around(c))
             ]
             if not ops:
                 continue

@@ -263,3 +263,23 @@ def test_a_lambda_reads_its_default_values_where_it_is_made():
     reads = sem.reads(ctx.nodes(cst.Lambda)[0])
     assert "scale" in reads and "k" in reads
     assert "x" not in reads and "s" not in reads
+
+
+def test_origins_lead_through_in_place_changes_to_the_assignment():
+    ctx, sem = model(
+        """
+        model = Sequential()
+        model.add(Dense(4))
+        model.add(Dense(1))
+        model.fit(x, y)
+        """
+    )
+    receiver = find(ctx, cst.Call, "model.fit(x, y)").func.value
+    assert [b.kind for b in sem.lookup_name(receiver)] == [BindingKind.MUTATION]
+    (origin,) = sem.origins(receiver)
+    assert origin.kind is BindingKind.ASSIGNMENT and ctx.code(origin.value) == "Sequential()"
+
+
+def test_a_module_function_named_like_a_mutator_changes_nothing():
+    ctx, sem = model("import numpy as np\nimport tensorflow as tf\nz = tf.add(x, y)\nw = np.append(a, 1)\n")
+    assert set(sem.module_scope.bindings) == {"np", "tf", "z", "w"}

@@ -199,3 +199,19 @@ def test_with_targets():
         "tape",
         "sess",
     ) == [Kind.TAPE, Kind.SESSION]
+
+
+def test_a_model_built_with_add_is_still_a_model_where_it_is_trained():
+    ctx = context(
+        """
+        from tensorflow.keras.models import Sequential
+        from tensorflow.keras.layers import Dense
+        model = Sequential()
+        model.add(Dense(4))
+        model.fit(x, y)
+        """
+    )
+    from tflint_perf.analysis.values import Values
+
+    receiver = find(ctx, cst.Call, "model.fit(x, y)").func.value
+    assert ctx.shared(Values).kind(receiver) is Kind.KERAS_MODEL

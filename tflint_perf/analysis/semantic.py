@@ -322,6 +322,8 @@ class SemanticModel:
         func = call.func
         if not (isinstance(func, cst.Attribute) and func.attr.value in MUTATORS):
             return
+        if self.ctx.qualname(func) is not None:
+            return  # ``tf.add(x, y)``, ``np.append(a, v)``: a module's function
         receiver = func.value
         while isinstance(receiver, cst.Subscript):
             receiver = receiver.value
@@ -514,6 +516,26 @@ class SemanticModel:
         """The bindings a Name (or a dotted Attribute chain) read here may come from."""
         spelled = dotted(name)
         return self.lookup(spelled, name) if spelled is not None else []
+
+    def origins(self, name: cst.BaseExpression) -> List[Binding]:
+        """The bindings that give the object ``name`` reads its identity: as
+        ``lookup_name``, but an in-place change (``model.add(layer)``,
+        ``xs.append(x)``, ``x[i] = v``) leads back to the bindings reaching it."""
+        out: List[Binding] = []
+        todo = list(self.lookup_name(name))
+        seen: Set[int] = set()
+        while todo and len(seen) < 50:
+            binding = todo.pop()
+            if id(binding) in seen:
+                continue
+            seen.add(id(binding))
+            if binding.kind is BindingKind.MUTATION and isinstance(
+                binding.node, (cst.Name, cst.Attribute)
+            ):
+                todo.extend(self.lookup(binding.name, binding.node))
+            else:
+                out.append(binding)
+        return out
 
     def value_of(self, name: cst.BaseExpression) -> Optional[cst.BaseExpression]:
         """The value ``name`` holds where it is read, when exactly one plain

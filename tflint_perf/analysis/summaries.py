@@ -31,7 +31,12 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from tflint_perf.analysis import api
 from tflint_perf.analysis.api import Effect, Kind
-from tflint_perf.analysis.api.steps import GRAPH_MODE_SWITCHES, SESSION_RUN_METHODS
+from tflint_perf.analysis.api.steps import (
+    GRAPH_MODE_SWITCHES,
+    GRAPH_ONLY,
+    SESSION_RUN_METHODS,
+    VARIABLE_ASSIGNS,
+)
 from tflint_perf.analysis.calls import CallGraph
 from tflint_perf.analysis.samples import batch_of_one
 from tflint_perf.analysis.semantic import BindingKind, SemanticModel
@@ -268,13 +273,13 @@ class Summaries:
 
 def builds_graphs(ctx) -> bool:
     """The module builds TF1 graphs: it turns eager execution off, or uses what only
-    graph code has (a session, a placeholder, ``tf.assign``, an initializer op)."""
+    graph code has (a session, a placeholder)."""
     for call in ctx.nodes(cst.Call):
         qualname = ctx.call_name(call)
         if qualname in GRAPH_MODE_SWITCHES:
             return True
-        if api.returns(qualname) in (Kind.SESSION, Kind.GRAPH_OP):
-            return True  # a session, a placeholder, an initializer: TF1 graph code only
+        if qualname in GRAPH_ONLY or api.returns(qualname) is Kind.SESSION:
+            return True  # a session or a placeholder: TF1 graph code only
     return False
 
 
@@ -283,6 +288,8 @@ def _graph_method(receiver: Kind, name: str) -> Effect:
     graph; ``it.get_next()`` and ``v.assign(...)`` add ops."""
     if receiver is Kind.UNKNOWN and name in SESSION_RUN_METHODS:
         return Effect.RUNS_GRAPH
+    if receiver is Kind.UNKNOWN and name in VARIABLE_ASSIGNS:
+        return Effect.GRAPH_GROWTH  # ``target_var.assign(v)``: a variable of a collection
     facts = api.method(receiver, name)
     if facts is None:
         return Effect.NONE

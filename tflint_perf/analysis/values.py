@@ -80,7 +80,7 @@ class Values:
                 return Kind.SCALAR
             if expr.value == "None":
                 return Kind.NONE
-            return self._of_bindings(self.sem.lookup_name(expr), depth)
+            return self._of_bindings(self.sem.origins(expr), depth)
         if isinstance(expr, cst.Attribute):
             return self._attribute(expr, depth)
         if isinstance(expr, cst.Call):
@@ -216,7 +216,7 @@ class Values:
 
     # -- attributes, calls, subscripts ------------------------------------------------
     def _attribute(self, expr: cst.Attribute, depth: int) -> Kind:
-        found = self.sem.lookup_name(expr)
+        found = self.sem.origins(expr)
         if found:
             return self._of_bindings(found, depth)
         qualname = self.ctx.qualname(expr)
@@ -338,7 +338,7 @@ class Values:
                         return cls
         if isinstance(expr, (cst.Name, cst.Attribute)):
             classes = set()
-            for binding in self.sem.lookup_name(expr) or self._attribute_bindings(expr, depth):
+            for binding in self.sem.origins(expr) or self._attribute_bindings(expr, depth):
                 cls = None
                 if binding.plain and isinstance(binding.value, cst.Call):
                     cls = self.class_called(binding.value)

@@ -94,6 +94,11 @@ GRAPH_MODE_SWITCHES = frozenset(
         "tensorflow.disable_v2_tensorshape",
     }
 )
+# ``v.assign(x)`` in graph mode builds an assign op. By name where the
+# variable's kind is unknown (an element of ``tf.get_collection(...)``).
+VARIABLE_ASSIGNS = words("assign assign_add assign_sub")
+# Calls that exist only in TF1 graph code (besides sessions).
+GRAPH_ONLY = frozenset({"tensorflow.placeholder", "tensorflow.placeholder_with_default"})
 # ``sess.run(...)``, ``t.eval(...)``, ``op.run()``: running a TF1 graph. By name
 # where the receiver's kind is unknown: the session is often a parameter or an
 # attribute set in another module (``self.sess``).
