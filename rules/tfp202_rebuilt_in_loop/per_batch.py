@@ -8,10 +8,10 @@ built inside a layer's or model's ``call()``, so on every forward pass.
 from __future__ import annotations
 
 import re
-from typing import List, Optional
+from typing import List, Optional, Set
 
 from tflint_perf.analysis.api import Effect, Kind
-from tflint_perf.analysis.api.steps import FORWARD_METHODS, WEIGHT_LOADERS
+from tflint_perf.analysis.api.steps import BUILD_METHODS, FORWARD_METHODS, WEIGHT_LOADERS
 from tflint_perf.analysis.trips import Size
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import dotted
@@ -33,6 +33,7 @@ class PerBatch:
         self.facts = facts
         self.ctx = facts.ctx
         self.rule = facts.rule
+        self._seen: Set[cst.Call] = set()
 
     def check_loop(self, loop: Loop, items: List[Item], clears: bool) -> None:
         facts = self.facts
@@ -154,8 +155,9 @@ class PerBatch:
         for func in [call_method, *self._callees(call_method)]:
             for call in facts.graph.calls_in(func):
                 item = facts.item(call)
-                if item is None or item.built is not Built.LAYER:
+                if item is None or item.built is not Built.LAYER or call in self._seen:
                     continue
+                self._seen.add(call)
                 if self._lazy(call, func):
                     self.rule.silent(call, Reason.RUNS_ONCE, "built on the first call only")
                     continue
@@ -170,10 +172,11 @@ class PerBatch:
             caller = todo.pop()
             for call in self.facts.graph.calls_in(caller):
                 for callee in self.facts.graph.resolve(call):
-                    if callee in out or callee is func or callee.name.value in FORWARD_METHODS:
+                    name = callee.name.value
+                    if callee in out or callee is func or name in FORWARD_METHODS:
                         continue
-                    if callee.name.value == "__init__":
-                        continue
+                    if name in BUILD_METHODS:
+                        continue  # runs once (Keras' lazy ``build``, a constructor)
                     out.append(callee)
                     todo.append(callee)
         return out

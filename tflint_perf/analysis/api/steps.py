@@ -130,3 +130,5 @@ KERAS_TRAINING_KEYWORDS = {
 WEIGHT_LOADERS = words("load_weights set_weights")
 # The methods of a Keras layer or model that run on every forward pass.
 FORWARD_METHODS = words("call __call__")
+# The methods that build a layer's parts once (Keras calls ``build`` on the first call).
+BUILD_METHODS = words("__init__ build")
