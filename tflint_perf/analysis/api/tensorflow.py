@@ -66,6 +66,11 @@ FUNCTIONS = merge(
         "tensorflow.train.Saver": Api(Kind.UNKNOWN, E.BUILDS | E.GRAPH_GROWTH),
         "tensorflow.reset_default_graph": Api(Kind.NONE, E.RESETS),
         "tensorflow.disable_eager_execution": NOTHING,
+        # graph bookkeeping that adds no op to the graph
+        "tensorflow.set_random_seed": NOTHING,
+        "tensorflow.get_variable_scope": OTHER,
+        "tensorflow.variable_scope": OTHER,
+        "tensorflow.make_template": OTHER,
         "tensorflow.disable_v2_behavior": NOTHING,
     },
     names(
@@ -150,6 +155,10 @@ PREFIXES = (
     ("tensorflow.contrib.", OTHER),
     ("tensorflow.logging.", NOTHING),
     ("tensorflow.app.", OTHER),
+    ("tensorflow.compat.", OTHER),  # compat.as_str ... (v1/v2 are canonicalised away)
+    ("tensorflow.python_io.", OTHER),
+    ("tensorflow.sysconfig.", OTHER),
+    ("tensorflow.version.", OTHER),
     ("tensorflow.flags.", OTHER),
     ("tensorflow.gfile.", Api(Kind.UNKNOWN, E.IO)),
     ("tensorflow.strings.", TENSOR),
