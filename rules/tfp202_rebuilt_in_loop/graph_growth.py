@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Set
 
-from tflint_perf.analysis.agent_classes import AgentClasses
+from tflint_perf.analysis.agent_classes import AGENT_METHODS, AgentClasses
 from tflint_perf.analysis.api import Effect, Kind
 from tflint_perf.analysis.api.steps import HEAVY_OPS, NEW_GRAPHS, TF1_GRAPH_PARTS
 from tflint_perf.analysis.reach import Reach
@@ -74,6 +74,8 @@ class GraphGrowth:
             return False
         quiet = self._construction_loop(loop)
         varying = facts.varying(loop)
+        if quiet is None and self._builds_per_call(loop):
+            quiet = Reason.RUNS_ONCE, "one op per item, built on each call of its function"
         if quiet is not None and all(self._depends(op, varying) for op in ops):
             for op in ops:
                 self.rule.silent(op, quiet[0], quiet[1])
@@ -101,6 +103,13 @@ class GraphGrowth:
             )
         return self._unseen_builder(call)
 
+    def _judged_in(self, loop: Loop, op: cst.Call) -> bool:
+        """The loop that runs ``op`` judges it itself (it runs the graph and is not a
+        per-item construction loop of its function)."""
+        if not self.runs_graph(loop):
+            return False
+        return not (self._builds_per_call(loop) and self._depends(op, self.facts.varying(loop)))
+
     def _depends(self, op: cst.Call, varying: Set[str]) -> bool:
         """The op is built from what changes between iterations (one per item)."""
         reads = set(self.facts.sem.reads(op))
@@ -108,6 +117,16 @@ class GraphGrowth:
         for binding in self.facts.sem.bindings_of(statement):
             reads.add(binding.name)  # ``out = model[layer]``: assigned per item
         return bool(reads & varying)
+
+    def _builds_per_call(self, loop: Loop) -> bool:
+        """A loop in a function over items that are not data (``for p in self.params``):
+        it builds one op per item on each call; whether that grows the graph is for
+        the function's callers (``check_helpers``)."""
+        return (
+            isinstance(loop, cst.For)
+            and self.facts.sem.function_of(loop) is not None
+            and self.facts.trips.of(loop).size is Size.UNKNOWN
+        )
 
     def _construction_loop(self, loop: Loop):
         """(reason, detail) for a loop that builds a graph once: a handful of
@@ -180,7 +199,7 @@ class GraphGrowth:
                 c
                 for c in facts.graph.calls_in(func)
                 if facts.summaries.direct_effects(c) & Effect.GRAPH_GROWTH
-                and not any(self.runs_graph(loop) for loop in facts.sem.loops_around(c))
+                and not any(self._judged_in(loop, c) for loop in facts.sem.loops_around(c))
             ]
             if not ops:
                 continue
@@ -205,10 +224,23 @@ class GraphGrowth:
                 self._judge_helper(func, eager, hot.loop, hot.calls)
                 continue
             agent = self.ctx.shared(AgentClasses).entry_method(func)
-            if agent is not None:
+            if agent is not None and self._per_step(func):
                 self._report_helper(func, eager, None, (), agent)
             else:
                 self.rule.silent(eager[0], Reason.RUNS_ONCE, "no loop runs it many times")
+
+    def _per_step(self, func: cst.FunctionDef, depth: int = 0) -> bool:
+        """An agent method an environment loop calls every step (``learn``, ``act``,
+        or one they call), not one it calls once (``load``, ``save``)."""
+        if func.name.value in AGENT_METHODS:
+            return True
+        graph, sem = self.facts.graph, self.facts.sem
+        return depth < 2 and any(
+            self._per_step(caller, depth + 1)
+            for call in graph.callers(func)
+            for caller in [sem.function_of(call)]
+            if caller is not None and caller is not func
+        )
 
     def _trial(self, func: cst.FunctionDef, parts) -> None:
         """A function that builds a network in the default graph, called once per

@@ -50,6 +50,8 @@ class Searches:
         """``m = compiled_tcn(...)`` (a library's factory) then ``m.compile(optimizer=...)``
         or ``m.fit(..., epochs=...)`` in the same loop: a Keras model built per iteration."""
         facts = self.facts
+        if not self.ctx.imports.uses_tensorflow:
+            return []  # a model of another framework (``theano_ann.ANN``)
         seen = {id(i.node) for i in known}
         calls = facts.calls_under(loop.body)
         out = []

@@ -41,6 +41,7 @@ class CallGraph:
         self._resolving: Set[cst.Call] = set()
         self._direct: Optional[Dict[cst.FunctionDef, List[cst.Call]]] = None
         self._calls_in: Optional[Dict[Optional[cst.FunctionDef], List[cst.Call]]] = None
+        self._by_name: Optional[Dict[str, List[cst.Call]]] = None
 
     # -- resolving a call ----------------------------------------------------
     def resolve(self, call: cst.Call) -> List[cst.FunctionDef]:
@@ -146,6 +147,24 @@ class CallGraph:
                 for target in self.resolve(call):
                     self._callers.setdefault(target, []).append(call)
         return self._callers.get(func, [])
+
+    def calls_spelling(self, func: cst.FunctionDef) -> List[cst.Call]:
+        """Calls that name ``func`` (``step(...)``, ``obj.step(...)``, ``C(...)`` for
+        ``C.__init__``) and run it, resolved one by one without the callers index:
+        safe to ask while a call is being resolved (what is passed to a parameter)."""
+        name = func.name.value
+        if name == "__init__":
+            owner = self.sem.method_class(func)
+            name = owner.name.value if owner is not None else name
+        if self._by_name is None:
+            self._by_name = {}
+            for call in self.ctx.nodes(cst.Call):
+                spelled = call.func.attr if isinstance(call.func, cst.Attribute) else call.func
+                if isinstance(spelled, cst.Name):
+                    self._by_name.setdefault(spelled.value, []).append(call)
+        return [
+            c for c in self._by_name.get(name, []) if func in self._targets(c.func, c, 0, direct=True)
+        ]
 
     def _direct_callers(self, func: cst.FunctionDef) -> List[cst.Call]:
         """Callers found without following parameters (what parameters are passed)."""

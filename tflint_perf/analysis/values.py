@@ -359,7 +359,8 @@ class Values:
         if func is None:
             return None
         graph = self._graph()
-        passed = [graph.argument(call, func, binding.name) for call in graph.callers(func)]
+        calls = graph.calls_spelling(func)
+        passed = [graph.argument(call, func, binding.name) for call in calls]
         if not passed or any(arg is None for arg in passed):
             return None
         classes = {self.instance_class(arg, depth) for arg in passed}
