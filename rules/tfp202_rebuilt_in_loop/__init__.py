@@ -31,49 +31,54 @@ class RebuiltInLoop(Rule):
     """Something expensive to build is built again on every loop iteration.
 
     ## What it does
-    Flags a loop whose body builds, on every iteration, one of:
+    Flags three kinds of rebuild (one detector each):
 
-    - a Keras model (`Sequential`, `Model`, a subclass, `clone_model`,
-      `load_model`, a function of the module that builds one, or a library
-      factory whose result gets `compile()`/`fit(..., epochs=...)` in the
-      loop) used in a training or inference loop, or rebuilt only to
-      `load_weights` into it; a layer or a `tf.Variable` created in the step
-      loop and used there;
-    - a `tf.function` (`tf.function(...)` or a decorated `def` in the loop)
-      that is then called;
-    - a TF1 graph: `tf.Graph()`, `Session`, placeholders and variables;
-    - TF1 graph ops in a loop that runs the session (`sess.run(tf.add(x, y))`,
-      `tf.nn.softmax(...)` per test batch, a function of the module that
-      builds ops, like `sess.run(G(z))`, and `sess.run(G(z, reuse=True))`
-      with a `G` that cannot be read, imported or defined in a notebook cell
-      that does not parse): the graph grows on every step. One finding per
-      statement;
-    - TF1 ops created by a function of the module that also runs the session
-      (`def accuracy(x): return sess.run(tf.reduce_mean(...), ...)`), called
-      once per iteration of a loop: reported in the function, at its
-      heaviest op (`tf.gradients`, an optimizer) or its first. A function
-      that builds a whole graph per call (placeholders, variables: a trial
-      per configuration) is reported at the call in the loop. Not when the
-      function builds in a `tf.Graph()` of its own or either resets the
-      default graph, nor for an op built once and kept
-      (`if self.op is None: self.op = ...`).
+    - **Per-batch construction**: a loop that does per-batch work (a tape,
+      inference, an update, `.numpy()`) and builds, on every iteration, a
+      Keras model (`Sequential`, `Model`, a subclass, `clone_model`,
+      `load_model`, a function of the module that returns one), a layer or
+      a `tf.Variable` it uses there, or a `tf.function` (`tf.function(...)`,
+      a decorated `def`, a factory of the module that returns one) that it
+      then calls, although nothing it is built from changes between
+      iterations; a model rebuilt only to `load_weights` into it. One
+      finding per loop, at the first thing rebuilt, names all of them.
+      Also a Keras layer constructed inside a layer's or model's `call()`
+      (or a function `call()` runs), so on every forward pass: build it in
+      `__init__` or `build`. Not a layer built on the first call only
+      (`if not hasattr(self, "dense"):`) nor one built in `build()` (Keras
+      runs it once, also when `call()` runs it lazily).
+    - **Searches over models**: a new Keras model trained on every iteration
+      (a hyper-parameter search, cross-validation folds, a library factory
+      whose result gets `compile(optimizer=...)`/`fit(..., epochs=...)`, or
+      a trial function of the module, one that builds and trains a model,
+      called per iteration directly or through one helper) while nothing
+      resets Keras (`keras.backend.clear_session()` in the loop, in a loop
+      around it or in the function around it): every model keeps adding to
+      Keras' global state. Not for models kept in a list on purpose (an
+      ensemble), nor for fewer than three trials.
+    - **TF1 graph growth** (in a module that builds graphs: a session, a
+      placeholder, eager execution off): ops created on every iteration of a
+      loop that runs the graph (`sess.run(tf.add(x, y))`, `tf.nn.softmax`
+      per test batch, `v.assign(i)` per epoch, a `Saver()` per checkpoint,
+      `sess.run(G(z, reuse=True))` with a `G` the linter cannot read), one
+      finding per statement; a function that creates ops and runs the graph
+      on every call (`tf.assign` target-network copies, `tf.gradients`, a
+      helper computing an accuracy), run by a loop through any helpers,
+      methods or callables, or an agent's `learn()` an environment loop in
+      another module runs every step (reported at its heaviest op); a
+      function that builds a whole network (placeholders, variables) in the
+      default graph, called once per trial of at least three; a whole TF1
+      graph (`tf.Graph()`, a session, placeholders) rebuilt on every
+      iteration although nothing it is built from changes. Construction is
+      not growth: a loop of a handful of iterations or over layers that
+      builds one set of ops per item, a loop that builds a graph without
+      running it, a loop that only runs ops built before it, ops built on
+      the first call only and kept (`if self.op is None:`,
+      `if key not in cache:`), and functions that build in a `tf.Graph()`
+      of their own or reset the default graph.
 
-    A rebuilt thing whose arguments depend on the loop (a new model per
-    hyperparameter, a new graph per shape) is not reported, except a Keras
-    model trained in the loop (a search or cross-validation loop): that one
-    is reported when the loop does not call `keras.backend.clear_session()`,
-    because every model built keeps adding to Keras' global state (a
-    literal loop of fewer than three iterations is left alone). The same
-    holds for a trial function, one that builds and trains a model, called
-    once per iteration of a loop (directly or through one helper): it is
-    reported at the model it builds.
-
-    Not reported: models kept in a list on purpose (an ensemble), loops in a
-    function that calls `clear_session()` itself, layers collected to build
-    one model, factory functions that build a `tf.function` once, and TF1
-    graphs built once before a serving loop or unrolled over time steps
-    before any `sess.run`. One finding per loop, at the first thing rebuilt,
-    names everything rebuilt in it.
+    Loops of a handful of iterations (at most 16, `Trips`) are silent for
+    per-batch construction; so is test code (a test module, a `TestCase`).
 
     ## Why is this bad?
     Building a model, a layer or a graph creates variables and runs

@@ -281,5 +281,7 @@ def test_origins_lead_through_in_place_changes_to_the_assignment():
 
 
 def test_a_module_function_named_like_a_mutator_changes_nothing():
-    ctx, sem = model("import numpy as np\nimport tensorflow as tf\nz = tf.add(x, y)\nw = np.append(a, 1)\n")
+    ctx, sem = model(
+        "import numpy as np\nimport tensorflow as tf\nz = tf.add(x, y)\nw = np.append(a, 1)\n"
+    )
     assert set(sem.module_scope.bindings) == {"np", "tf", "z", "w"}

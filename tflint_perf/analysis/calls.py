@@ -163,7 +163,9 @@ class CallGraph:
                 if isinstance(spelled, cst.Name):
                     self._by_name.setdefault(spelled.value, []).append(call)
         return [
-            c for c in self._by_name.get(name, []) if func in self._targets(c.func, c, 0, direct=True)
+            c
+            for c in self._by_name.get(name, [])
+            if func in self._targets(c.func, c, 0, direct=True)
         ]
 
     def _direct_callers(self, func: cst.FunctionDef) -> List[cst.Call]:
