@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Dict, Optional, Tuple
 
 from tflint_perf.analysis.api import Kind
-from tflint_perf.analysis.api.steps import KERAS_TRACED_METHODS
+from tflint_perf.analysis.api.steps import KERAS_TRACED_METHODS, NUMBER_BUILTINS, NUMBER_FUNCTIONS
 from tflint_perf.analysis.calls import CallGraph
 from tflint_perf.analysis.reach import Reach
 from tflint_perf.analysis.semantic import Binding, BindingKind, SemanticModel
@@ -19,11 +19,6 @@ from tflint_perf.engine.verification import Timing, Verification
 from tflint_perf.engine.walk import descendants
 
 INT, FLOAT = "int", "float"
-_INT_BUILTINS = frozenset({"int", "round", "len"})
-_FLOAT_MATH = frozenset(
-    {"sqrt", "exp", "log", "log2", "log10", "pow", "cos", "sin", "tan", "tanh", "atan", "fabs"}
-)
-_INT_MATH = frozenset({"floor", "ceil"})
 _ARITHMETIC = (
     cst.Add,
     cst.Subtract,
@@ -323,20 +318,15 @@ class RetracingArgument(Rule):
         why = next((w for _, w in parts if w), None)
         func = expr.func
         if isinstance(func, cst.Name) and not self.sem.lookup_name(func):
-            if func.value == "float":
-                return FLOAT, why
-            if func.value in _INT_BUILTINS and not (func.value == "round" and len(parts) > 1):
-                return INT, why
-            if func.value in ("min", "max", "abs"):
-                return (FLOAT if any(k == FLOAT for k, _ in parts) else INT), why
-            return None, None
-        qual = self.ctx.qualname(func) or ""
-        if qual.startswith("math."):
-            short = qual[len("math.") :]
-            if short in _FLOAT_MATH:
-                return FLOAT, why
-            if short in _INT_MATH:
-                return INT, why
+            result = NUMBER_BUILTINS.get(func.value)
+            if func.value == "round" and len(parts) > 1:
+                result = None  # round(x, 2): a float
+        else:
+            result = NUMBER_FUNCTIONS.get(self.ctx.qualname(func) or "")
+        if result == "widest":
+            return (FLOAT if any(k == FLOAT for k, _ in parts) else INT), why
+        if result is not None:
+            return (FLOAT if result == "float" else INT), why
         return None, None
 
     # -- the fix -------------------------------------------------------------

@@ -75,9 +75,9 @@ class Facts:
         if facts is not None and facts.effects & Effect.BUILDS:
             if facts.returns is Kind.LAYER and (qual or "").startswith("keras."):
                 return Item(Built.LAYER, call, spelled, binding)
-            if facts.returns is Kind.VARIABLE and qual == "tensorflow.Variable":
+            if facts.returns is Kind.VARIABLE and not self.graph_mode:
                 return Item(Built.VARIABLE, call, spelled, binding)
-            if facts.returns is Kind.TF_FUNCTION and qual == "tensorflow.function":
+            if facts.returns is Kind.TF_FUNCTION:
                 return Item(Built.FUNCTION, call, spelled, binding)
         cls = self.values.class_called(call)
         if cls is not None and self.values.class_kind(cls) is Kind.LAYER:

@@ -19,7 +19,7 @@ from typing import Dict, Optional, Set, Tuple
 
 from tflint_perf.analysis import api
 from tflint_perf.analysis.api import Kind
-from tflint_perf.analysis.api.steps import STRATEGY_RUNNERS
+from tflint_perf.analysis.api.steps import PLAIN_DECORATORS, STRATEGY_RUNNERS
 from tflint_perf.analysis.calls import CallGraph
 from tflint_perf.analysis.semantic import SemanticModel
 from tflint_perf.analysis.trips import Size, Trips
@@ -27,8 +27,6 @@ from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
 
 MAX_DEPTH = 3  # calls followed from a function to the loop that calls it
-# Decorators that leave a function as it is (anything else may wrap it).
-PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod", "property"})
 
 
 @dataclass(frozen=True)

@@ -126,10 +126,11 @@ class Tracing:
             return Problem(Severity.BLOCKER, f"`.{attr}()` {where}", "has no value in a graph")
         if builtin in PYTHON_CONVERSIONS and call.args and not _literal(call.args[0].value):
             return Problem(Severity.BLOCKER, f"`{builtin}()` {where}", "has no value in a graph")
-        if qual.startswith("numpy.") or builtin == "open":
+        effects = api.effects(builtin) if builtin is not None else Effect.NONE
+        if qual.startswith("numpy.") or effects & Effect.IO:
             return Problem(Severity.BLOCKER, f"`{shown}()` {where}", "cannot run on graph tensors")
-        if builtin == "print":
-            return Problem(Severity.HAZARD, f"`print()` {where}", ONCE)
+        if effects & Effect.DISPLAY:
+            return Problem(Severity.HAZARD, f"`{shown}()` {where}", ONCE)
         if self.creates_state(call):
             return Problem(Severity.HAZARD, f"`{shown}()` {where}", CREATES)
         if qual.startswith(FROZEN_MODULES) or self._logger(func) or self._python_object(call):

@@ -132,3 +132,26 @@ WEIGHT_LOADERS = words("load_weights set_weights")
 FORWARD_METHODS = words("call __call__")
 # The methods that build a layer's parts once (Keras calls ``build`` on the first call).
 BUILD_METHODS = words("__init__ build")
+
+# -- Python numbers (TFP203) ------------------------------------------------------------
+# Python functions whose result is a Python number, and which: "int", "float",
+# or "widest" (the widest of its arguments: ``max(1, 0.5)`` is a float).
+NUMBER_BUILTINS = {
+    "float": "float",
+    "int": "int",
+    "round": "int",  # with one argument
+    "len": "int",
+    "min": "widest",
+    "max": "widest",
+    "abs": "widest",
+}
+NUMBER_FUNCTIONS = {
+    **{
+        f"math.{n}": "float"
+        for n in "sqrt exp log log2 log10 pow cos sin tan tanh atan fabs".split()
+    },
+    "math.floor": "int",
+    "math.ceil": "int",
+}
+# Decorators that leave a function as it is (anything else may wrap or compile it).
+PLAIN_DECORATORS = words("staticmethod classmethod property")
