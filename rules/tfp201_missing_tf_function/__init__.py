@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from tflint_perf.analysis.summaries import Summaries
 from tflint_perf.analysis.tapes import TapeSteps
-from tflint_perf.analysis.testcode import in_test_framework
+from tflint_perf.analysis.testcode import in_test_code
 from tflint_perf.engine import cst
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.rule import Rule
@@ -159,7 +159,7 @@ class MissingTfFunction(Rule):
         inline, functions = InlineSteps(facts), StepFunctions(facts)
         done = set()
         for step in steps.steps:
-            if in_test_framework(ctx, step.node):
+            if in_test_code(ctx, step.node):
                 self.silent(step.node, Reason.TEST_CODE)
             elif step.loop is not None:
                 inline.check(step)

@@ -7,7 +7,7 @@ from typing import Optional
 from tflint_perf.analysis.agents import TfAgents
 from tflint_perf.analysis.reach import HotLoop
 from tflint_perf.analysis.steps import tf_function_spelling
-from tflint_perf.analysis.testcode import in_test_framework
+from tflint_perf.analysis.testcode import in_test_code
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import dotted
 from tflint_perf.engine.reasons import Reason
@@ -37,7 +37,7 @@ class AgentTrain:
             if wrapped:
                 rule.silent(call, Reason.COMPILED, f"`{METHOD}` is wrapped in a compiling function")
                 continue
-            if in_test_framework(ctx, call):
+            if in_test_code(ctx, call):
                 rule.silent(call, Reason.TEST_CODE)
                 continue
             if facts.reach.compiled(call):

@@ -15,7 +15,7 @@ from typing import List, Optional
 
 from tflint_perf.analysis.reach import Reach
 from tflint_perf.analysis.semantic import BindingKind
-from tflint_perf.analysis.testcode import in_test_framework
+from tflint_perf.analysis.testcode import in_test_code
 from tflint_perf.engine import cst
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.rule import Rule
@@ -187,7 +187,7 @@ class RebuiltInLoop(Rule):
 
     def report(self, node, message=None, fix=None, detail="", **fields) -> None:
         """Test code (a test module, a ``TestCase``) builds models on purpose."""
-        if in_test_framework(self.ctx, node):
+        if in_test_code(self.ctx, node):
             self.silent(node, Reason.TEST_CODE, "test code builds what it tests")
             return
         super().report(node, message=message, fix=fix, detail=detail, **fields)

@@ -52,23 +52,3 @@ def in_test_code(ctx, node: cst.CSTNode) -> bool:
                 if (ctx.qualname(base.value) or "").startswith(_TEST_CASE_BASES):
                     return True
     return False
-
-
-def in_test_framework(ctx, node: cst.CSTNode) -> bool:
-    """A test module (by its path and its use of a test framework) or a
-    ``*TestCase`` class. Unlike ``in_test_code``, the name of a function is no
-    evidence: an evaluation rollout in a method named ``test`` is real code."""
-    if is_test_module(ctx):
-        return True
-    for parent in ctx.ancestors_of(node):
-        if isinstance(parent, cst.ClassDef):
-            for base_arg in parent.bases:
-                name = base_arg.value
-                text = (
-                    name.attr.value
-                    if isinstance(name, cst.Attribute)
-                    else getattr(name, "value", "")
-                )
-                if isinstance(text, str) and text.endswith("TestCase"):
-                    return True
-    return False
