@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from tflint_perf.analysis.api import Kind
 from tflint_perf.analysis.summaries import Summaries
 from tflint_perf.analysis.tapes import TapeSteps
 from tflint_perf.analysis.testcode import in_test_code
@@ -140,7 +141,8 @@ class MissingTfFunction(Rule):
     code = "TFP201"
     name = "missing-tf-function"
     message = "`{func}()` is a training step that runs eagerly in a loop: compile it"
-    triggers = ("GradientTape", "tf_agents", "implicit_", "gradients_function")
+    # ("torch": to say, for ``tflint-perf why``, that a PyTorch step is not one.)
+    triggers = ("GradientTape", "tf_agents", "implicit_", "gradients_function", "torch")
     fixable = True
     fix_summary = "safe / unsafe"  # the README's Fix column
     # For --verify: the step is timed at its call site, eager against the fix.
@@ -170,6 +172,17 @@ class MissingTfFunction(Rule):
             self.silent(tape, Reason.NOT_WORK, "its gradients are never applied by an update")
         if ctx.imports.imports_any("tf_agents"):
             AgentTrain(facts).check()
+        if ctx.recording:
+            self._other_libraries(facts)
+
+    def _other_libraries(self, facts: Facts) -> None:
+        """Loops that update a model or optimizer of another library (PyTorch's
+        ``optimizer.step()``): a training step, but not TensorFlow's."""
+        for call in self.ctx.nodes(cst.Call):
+            func = call.func
+            if isinstance(func, cst.Attribute) and facts.sem.loops_around(call):
+                if facts.values.kind(func.value) is Kind.OTHER_MODEL:
+                    self.silent(call, Reason.OTHER_LIBRARY, "another library's training step")
 
 
 def _eager_on(ctx) -> bool:
