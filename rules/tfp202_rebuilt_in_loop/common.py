@@ -58,6 +58,7 @@ class Facts:
         self.trips: Trips = ctx.shared(Trips)
         self.graph_mode = self.summaries.graph_mode
         self._constructions: Dict[cst.Call, Optional[cst.Call]] = {}
+        self._varying: Dict[cst.CSTNode, Set[str]] = {}
 
     # -- what a call builds ------------------------------------------------------------
     def item(self, call: cst.Call) -> Optional[Item]:
@@ -200,7 +201,10 @@ class Facts:
     def varying(self, loop: Loop) -> Set[str]:
         """Names that may change between iterations; a construction with unchanging
         arguments (``m = build()``) keeps its name unchanging."""
-        return self.sem.varying(loop, self._stable_value)
+        known = self._varying.get(loop)
+        if known is None:
+            known = self._varying[loop] = self.sem.varying(loop, self._stable_value)
+        return known
 
     def _stable_value(self, value: cst.CSTNode) -> bool:
         if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)):

@@ -45,13 +45,18 @@ class GraphGrowth:
         self.ctx = facts.ctx
         self.rule = facts.rule
         self._reported: Set[cst.CSTNode] = set()
+        self._runs: Dict[cst.CSTNode, bool] = {}
 
     # -- ops created in a loop that runs the graph -------------------------------------------
     def runs_graph(self, loop: Loop) -> bool:
-        summaries = self.facts.summaries
-        return any(
-            summaries.effects_of(c) & Effect.RUNS_GRAPH for c in self.facts.calls_under(loop.body)
-        )
+        known = self._runs.get(loop)
+        if known is None:
+            summaries = self.facts.summaries
+            known = self._runs[loop] = any(
+                summaries.effects_of(c) & Effect.RUNS_GRAPH
+                for c in self.facts.calls_under(loop.body)
+            )
+        return known
 
     def check_loop(self, loop: Loop, items: List[Item]) -> bool:
         """Report ops created on every iteration of a loop that runs the graph, one
