@@ -15,7 +15,7 @@ from typing import List, Optional
 
 from tflint_perf.analysis.reach import Reach
 from tflint_perf.analysis.semantic import BindingKind
-from tflint_perf.analysis.testcode import in_test_code
+from tflint_perf.analysis.testcode import in_test_code, is_test_module
 from tflint_perf.engine import cst
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.rule import Rule
@@ -159,6 +159,8 @@ class RebuiltInLoop(Rule):
 
     def finish(self) -> None:
         ctx = self.ctx
+        if is_test_module(ctx) and not ctx.recording:
+            return  # test code builds what it tests (``report`` says so when asked)
         facts = Facts(self)
         reach: Reach = ctx.shared(Reach)
         per_batch, searches, growth = PerBatch(facts), Searches(facts), GraphGrowth(facts)
