@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Tuple
 
 from tflint_perf.analysis.api import Effect, Kind
-from tflint_perf.analysis.api.steps import KERAS_TRAINING_KEYWORDS
+from tflint_perf.analysis.api.steps import KERAS_TRAINING_KEYWORDS, OTHER_FRAMEWORKS
 from tflint_perf.analysis.api.tables import OTHER_PREDICTOR_ROOTS
 from tflint_perf.analysis.semantic import BindingKind
 from tflint_perf.analysis.steps import import_insertion_line
@@ -50,8 +50,6 @@ class Searches:
         """``m = compiled_tcn(...)`` (a library's factory) then ``m.compile(optimizer=...)``
         or ``m.fit(..., epochs=...)`` in the same loop: a Keras model built per iteration."""
         facts = self.facts
-        if not self.ctx.imports.uses_tensorflow:
-            return []  # a model of another framework (``theano_ann.ANN``)
         seen = {id(i.node) for i in known}
         calls = facts.calls_under(loop.body)
         out = []
@@ -79,6 +77,10 @@ class Searches:
                 _keras_training(c) for c in facts.uses(item, calls)
             ):
                 out.append(item)
+        if out and self.ctx.imports.imports_any(*OTHER_FRAMEWORKS):
+            for item in out:  # a model of another framework (``theano_ann.ANN``)
+                self.rule.silent(item.node, Reason.OTHER_LIBRARY, "another framework's model")
+            return []
         return out
 
     def trained(self, item: Item, loop: Loop) -> bool:

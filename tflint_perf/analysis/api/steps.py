@@ -126,6 +126,9 @@ KERAS_TRAINING_KEYWORDS = {
     "compile": frozenset({"optimizer", "loss"}),
     "fit": frozenset({"epochs"}),
 }
+# ... unless the module trains with another deep-learning framework, whose
+# wrappers copy that signature (``theano_ann.ANN().fit(X, Y, epochs=3000)``).
+OTHER_FRAMEWORKS = ("theano", "torch", "jax", "flax", "mxnet", "chainer", "paddle")
 # Methods that load weights into a built model (build once, load per iteration).
 WEIGHT_LOADERS = words("load_weights set_weights")
 # The methods of a Keras layer or model that run on every forward pass.
