@@ -13,21 +13,14 @@ from tflint_perf.analysis.steps import tensorflow_alias
 from tflint_perf.analysis.trips import TINY, Size, Trips
 from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
+from tflint_perf.engine.nodes import node_types
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.rule import SAFE, UNSAFE, Fix, Rule
 from tflint_perf.engine.verification import Timing, Verification
 from tflint_perf.engine.walk import descendants
 
 INT, FLOAT = "int", "float"
-_ARITHMETIC = (
-    cst.Add,
-    cst.Subtract,
-    cst.Multiply,
-    cst.Divide,
-    cst.FloorDivide,
-    cst.Power,
-    cst.Modulo,
-)
+_ARITHMETIC = node_types("Add", "Subtract", "Multiply", "Divide", "FloorDivide", "Power", "Modulo")
 Changing = Dict[str, Tuple[str, str]]  # name -> (int/float, why it changes)
 
 

@@ -41,7 +41,7 @@ class Item:
     part: str = ""  # TF1: graph, session, placeholder, variable
 
 
-Loop = Union[cst.For, cst.While]
+Loop = Union["cst.For", "cst.While"]  # strings: naming the classes would load LibCST
 
 
 class Facts:

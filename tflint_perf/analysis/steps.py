@@ -6,8 +6,7 @@
 - where a missing ``import tensorflow as tf`` goes (``import_insertion_line``)
   and whether a name is free to bind (``name_is_free``);
 - ``is_clear_session``, ``_bound_bases`` and ``TF1_GRAPH_MODE``, still read by
-  modules of other rules (``keras_models``, ``loop_flow``, TFP403) until they
-  move onto the semantic model.
+  ``keras_models`` (other rules' module) until it moves onto the semantic model.
 """
 
 from __future__ import annotations

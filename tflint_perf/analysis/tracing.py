@@ -62,14 +62,14 @@ CALLABLE_KINDS = (
     Kind.TF_FUNCTION,
     Kind.GRADIENT_FUNCTION,
 )
-CONTROL_FLOW = {
-    cst.If: "`if`",
-    cst.For: "`for`",
-    cst.While: "`while`",
-    cst.Try: "`try`",
-    cst.IfExp: "a conditional expression",
-    cst.Break: "`break`",
-    cst.Continue: "`continue`",
+CONTROL_FLOW = {  # by LibCST node class name (naming the classes would load LibCST)
+    "If": "`if`",
+    "For": "`for`",
+    "While": "`while`",
+    "Try": "`try`",
+    "IfExp": "a conditional expression",
+    "Break": "`break`",
+    "Continue": "`continue`",
 }
 
 
@@ -101,8 +101,8 @@ class Tracing:
                 problem = self._call_problem(node)
             elif isinstance(node, (cst.Yield, cst.Await)):
                 problem = Problem(Severity.BLOCKER, "the `yield`", "cannot run in a graph")
-            elif type(node) in CONTROL_FLOW:
-                what = f"{CONTROL_FLOW[type(node)]} ({self._line(node)})"
+            elif type(node).__name__ in CONTROL_FLOW:
+                what = f"{CONTROL_FLOW[type(node).__name__]} ({self._line(node)})"
                 problem = Problem(Severity.HAZARD, what, CONTROL)
             if problem is not None:
                 found.append(problem)
