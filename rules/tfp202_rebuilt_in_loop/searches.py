@@ -12,7 +12,11 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Tuple
 
 from tflint_perf.analysis.api import Effect, Kind
-from tflint_perf.analysis.api.steps import KERAS_TRAINING_KEYWORDS, OTHER_FRAMEWORKS
+from tflint_perf.analysis.api.steps import (
+    KERAS_METHOD_KEYWORDS,
+    KERAS_TRAINING_KEYWORDS,
+    OTHER_FRAMEWORKS,
+)
 from tflint_perf.analysis.api.tables import OTHER_PREDICTOR_ROOTS
 from tflint_perf.analysis.semantic import BindingKind
 from tflint_perf.analysis.steps import import_insertion_line
@@ -73,10 +77,14 @@ class Searches:
             item = Item(
                 Built.MODEL, call, f"`{dotted(call.func) or '?'}()`", facts.binding_of(call)
             )
-            if item.binding is not None and any(
-                _keras_training(c) for c in facts.uses(item, calls)
-            ):
+            if item.binding is None:
+                continue
+            uses = facts.uses(item, calls)
+            if any(_keras_training(c) for c in uses):
                 out.append(item)
+            elif any(_method(c) in KERAS_TRAINING_KEYWORDS for c in uses):
+                detail = "its fit() or compile() takes keywords Keras' does not"
+                self.rule.silent(call, Reason.OTHER_LIBRARY, detail)
         if out and self.ctx.imports.imports_any(*OTHER_FRAMEWORKS):
             for item in out:  # a model of another framework (``theano_ann.ANN``)
                 self.rule.silent(item.node, Reason.OTHER_LIBRARY, "another framework's model")
@@ -318,7 +326,13 @@ def _keras_training(call: cst.Call) -> bool:
         return False
     wanted = KERAS_TRAINING_KEYWORDS.get(func.attr.value)
     keywords = {a.keyword.value for a in call.args if a.keyword is not None}
-    return wanted is not None and bool(keywords & wanted)
+    if wanted is None or not keywords & wanted:
+        return False
+    return keywords <= KERAS_METHOD_KEYWORDS[func.attr.value]  # nothing Keras lacks
+
+
+def _method(call: cst.Call) -> Optional[str]:
+    return call.func.attr.value if isinstance(call.func, cst.Attribute) else None
 
 
 def _raw_imports(node) -> Dict[str, str]:

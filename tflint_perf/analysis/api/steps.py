@@ -126,6 +126,19 @@ KERAS_TRAINING_KEYWORDS = {
     "compile": frozenset({"optimizer", "loss"}),
     "fit": frozenset({"epochs"}),
 }
+# Keras' own keywords of those methods: a call with any other keyword is not
+# Keras' (``ann.fit(X, Y, learning_rate=lr, reg=l2, epochs=3000)``).
+KERAS_METHOD_KEYWORDS = {
+    "compile": words(
+        """optimizer loss metrics loss_weights weighted_metrics run_eagerly
+        steps_per_execution jit_compile auto_scale_loss sample_weight_mode target_tensors"""
+    ),
+    "fit": words(
+        """x y batch_size epochs verbose callbacks validation_split validation_data shuffle
+        class_weight sample_weight initial_epoch steps_per_epoch validation_steps
+        validation_batch_size validation_freq max_queue_size workers use_multiprocessing"""
+    ),
+}
 # ... unless the module trains with another deep-learning framework, whose
 # wrappers copy that signature (``theano_ann.ANN().fit(X, Y, epochs=3000)``).
 OTHER_FRAMEWORKS = ("theano", "torch", "jax", "flax", "mxnet", "chainer", "paddle")
