@@ -2,29 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, Optional, Tuple
 
-from tflint_perf.analysis.functions import TfFunctions
-from tflint_perf.analysis.loops import enclosing_loops, enumerate_call, range_call
+from tflint_perf.analysis.api import Kind
+from tflint_perf.analysis.api.steps import KERAS_TRACED_METHODS, NUMBER_BUILTINS, NUMBER_FUNCTIONS
+from tflint_perf.analysis.calls import CallGraph
+from tflint_perf.analysis.reach import Reach
+from tflint_perf.analysis.semantic import Binding, BindingKind, SemanticModel
 from tflint_perf.analysis.steps import tensorflow_alias
+from tflint_perf.analysis.trips import TINY, Size, Trips
+from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
 from tflint_perf.engine.nodes import node_types
+from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.rule import SAFE, UNSAFE, Fix, Rule
 from tflint_perf.engine.verification import Timing, Verification
 from tflint_perf.engine.walk import descendants
 
 INT, FLOAT = "int", "float"
-# range(...) with literal bounds spanning at most this many values, or
-# enumerate over a literal list this short: a few traces, often on purpose.
-FEW_VALUES = 8
-_INT_BUILTINS = frozenset({"int", "round", "len"})
-_FLOAT_MATH = frozenset(
-    {"sqrt", "exp", "log", "log2", "log10", "pow", "cos", "sin", "tan", "tanh", "atan", "fabs"}
-)
-_INT_MATH = frozenset({"floor", "ceil"})
 _ARITHMETIC = node_types("Add", "Subtract", "Multiply", "Divide", "FloorDivide", "Power", "Modulo")
-# Methods that run under tracing anyway (Keras layers and models).
-_TRACED_METHODS = frozenset({"call", "build", "train_step", "test_step", "predict_step"})
+Changing = Dict[str, Tuple[str, str]]  # name -> (int/float, why it changes)
 
 
 class RetracingArgument(Rule):
@@ -41,8 +38,8 @@ class RetracingArgument(Rule):
     variable of a `tf.range` loop, dataset elements), for functions with an
     `input_signature` (arguments are converted to tensors), for Python
     values that do not change in the loop, for values with only a few
-    possible results (`step % 2`, comparisons, `range(4)`, `range(EPOCHS)`
-    with `EPOCHS = 4`), and for calls
+    possible results (`step % 2`, comparisons, loops of a handful of
+    iterations: `range(4)`, `range(EPOCHS)` with `EPOCHS = 4`), and for calls
     made while tracing (inside another `tf.function` or a Keras `call`).
     `reduce_retracing=True` does not help with changing Python scalars, so
     it does not silence the rule.
@@ -94,11 +91,7 @@ class RetracingArgument(Rule):
 
     code = "TFP203"
     name = "retracing-argument"
-    message = (
-        "`{function}()` is a `tf.function` called in a loop with the Python {kind} `{arg}`, "
-        "which changes every iteration ({why}): each new value traces a new graph; "
-        "pass a tensor instead"
-    )
+    message = "`{function}()` gets a new Python number each iteration: pass a tensor"
     triggers = (".function", "import function")
 
     @classmethod
@@ -113,127 +106,221 @@ class RetracingArgument(Rule):
     verification = Verification(timing=Timing.COLD)
 
     def finish(self) -> None:
-        self._ints: Optional[Dict[str, int]] = None
-        functions = self.ctx.shared(TfFunctions)
-        if not functions.by_name:
-            return
-        for node in self.ctx.nodes(cst.Call):
-            info = functions.for_call(node)
-            if info is None or info.input_signature:
-                continue
-            loops = enclosing_loops(self.ctx, node)
-            if not loops or self._while_tracing(functions, node):
-                continue
-            constants = self._constant_names(node)
-            changing = self._changing_names(loops, constants)
-            if not changing:
-                continue
-            for index, arg in enumerate(node.args):
-                if arg.star:
-                    break
-                found = _python_kind(arg.value, changing, constants, self.ctx)
-                if found is None:
-                    continue
-                kind, why = found
-                param = _parameter(info.definition, node, index, arg)
-                self.report(
-                    arg.value,
-                    function=self.ctx.code(node.func),
-                    kind=kind,
-                    arg=_short(self.ctx.code(arg.value)),
-                    why=why,
-                    fix=self._fix(arg.value, kind, info.definition, param),
-                )
+        ctx = self.ctx
+        self.sem: SemanticModel = ctx.shared(SemanticModel)
+        self.values: Values = ctx.shared(Values)
+        self.graph: CallGraph = ctx.shared(CallGraph)
+        self.reach: Reach = ctx.shared(Reach)
+        self.trips: Trips = ctx.shared(Trips)
+        for call in ctx.nodes(cst.Call):
+            compiled = self._compiled(call)
+            if compiled is not None:
+                self._check(call, *compiled)
 
-    def _module_ints(self) -> Dict[str, int]:
-        """Names bound once in the file, to an integer literal (``EPOCHS = 5``)."""
-        if self._ints is None:
-            counts: Dict[str, int] = {}
-            values: Dict[str, int] = {}
-            for node in self.ctx.nodes(cst.Assign):
-                for target in node.targets:
-                    if isinstance(target.target, cst.Name):
-                        name = target.target.value
-                        counts[name] = counts.get(name, 0) + 1
-                        if isinstance(node.value, cst.Integer):
-                            values[name] = int(node.value.evaluated_value)
-            self._ints = {k: v for k, v in values.items() if counts[k] == 1}
-        return self._ints
+    # -- which calls run a tf.function -------------------------------------------------
+    def _compiled(self, call: cst.Call) -> Optional[Tuple[Optional[cst.FunctionDef], cst.CSTNode]]:
+        """(the Python function, the wrapper) when ``call`` runs a ``tf.function``:
+        a decorated def, ``g = tf.function(f)`` or ``f = tf.function(f)``."""
+        if self.values.kind(call.func) is Kind.TF_FUNCTION:
+            value = self.sem.value_of(call.func) if isinstance(call.func, cst.Name) else None
+            if isinstance(value, cst.Call):
+                targets = self.graph.refers_to(value.args[0].value) if value.args else []
+                return (targets[0] if len(targets) == 1 else None), value
+        targets = self.graph.resolve(call)
+        wrappers = [self.reach.wrapper(t) for t in targets]
+        if targets and all(w is not None for w in wrappers) and len(targets) == 1:
+            return targets[0], wrappers[0]  # type: ignore[return-value]
+        return None
+
+    def _check(self, call: cst.Call, definition, wrapper: cst.CSTNode) -> None:
+        if _signature(wrapper):
+            self.silent(call, Reason.ALREADY_DONE, "its `input_signature` converts the arguments")
+            return
+        loops = self.sem.loops_around(call)
+        if not loops:
+            self.silent(call, Reason.RUNS_ONCE, "not in a loop")
+            return
+        scope = self.sem.function_of(call)
+        if scope is not None and (
+            self.reach.compiles(scope) or scope.name.value in KERAS_TRACED_METHODS
+        ):
+            self.silent(call, Reason.COMPILED, "it runs while an outer function is traced")
+            return
+        changing = self._changing(loops)
+        if not changing:
+            if all(self.trips.of(loop).size is Size.TINY for loop in loops):
+                self.silent(call, Reason.TINY_LOOP, "the loops around it run a handful of times")
+            else:
+                self.silent(call, Reason.NOT_DATA, "no Python counter changes in the loops")
+            return
+        for index, arg in enumerate(call.args):
+            if arg.star:
+                break
+            found = self._kind(arg.value, changing)
+            if found is None:
+                self.silent(arg.value, Reason.NOT_DATA, "not a Python number new each iteration")
+                continue
+            kind, why = found
+            param = _parameter(definition, call, index, arg)
+            self._report(call, arg, kind, why, definition, param)
+
+    def _report(self, call, arg: cst.Arg, kind: str, why: str, definition, param) -> None:
+        ctx = self.ctx
+        function = ctx.code(call.func)
+        code = " ".join(ctx.code(arg.value).split())
+        shown = _short(code)
+        alias = tensorflow_alias(ctx) or "tf"
+        headline = f"`{function}()` gets a new Python {kind} each iteration: pass `{alias}.constant({code})`"
+        if len(headline) > 100:
+            headline = f"`{function}()` gets a new Python {kind} each iteration: pass a tensor"
+        detail = (
+            f"`{shown}` changes every iteration ({why}). A `tf.function` traces and compiles "
+            "a new graph for each new Python value it is passed; a tensor of the same dtype and "
+            "shape reuses one graph."
+        )
+        self.report(
+            arg.value,
+            message=headline,
+            detail=detail,
+            fix=self._fix(arg.value, kind, definition, param),
+        )
 
     # -- what changes per iteration ------------------------------------------
-    def _changing_names(
-        self, loops: List[Union[cst.For, cst.While]], constants: dict
-    ) -> Dict[str, Tuple[str, str]]:
-        """Name -> (kind, loop variable) for Python numbers new each iteration."""
-        changing: Dict[str, Tuple[str, str]] = {}
+    def _changing(self, loops) -> Changing:
+        """Python numbers new each iteration: the counter of a loop that runs more
+        than a handful of times (``range``, ``enumerate``), and names computed from
+        one in plain Python (``lr = 0.1 / (1 + step)``) or updated in the loop
+        (``lr *= 0.9`` on a number)."""
+        changing: Changing = {}
         for loop in loops:
-            if not isinstance(loop, cst.For):
+            if not isinstance(loop, cst.For) or self.trips.of(loop).size is Size.TINY:
                 continue
-            var = _counter_variable(loop, self._module_ints())
-            if var is not None and not _rebound_in(loop.body, var):
+            var = self._counter(loop)
+            if var is not None and not self._rebound(loop, var):
                 changing[var] = (INT, f"loop variable `{var}`")
         if not changing:
             return changing
-        # Names computed from them in the loop bodies (in order, to a fixpoint).
-        assigns = []
-        for loop in loops:
-            for sub in descendants(loop.body, skip_scopes=True):
-                if isinstance(sub, (cst.Assign, cst.AugAssign)):
-                    assigns.append(sub)
+        bindings = [b for loop in loops for b in self.sem.bindings_in(loop.body)]
         for _ in range(3):
-            for assign in assigns:
-                name = _single_name_target(assign)
-                if name is None or name in changing:
+            for binding in bindings:
+                name = binding.name
+                if "." in name or name in changing:
                     continue
-                if isinstance(assign, cst.Assign):
-                    found = _python_kind(assign.value, changing, constants, self.ctx)
-                    if found is not None and _only_assignments_of(name, assigns) == [assign]:
+                if binding.plain:
+                    found = self._kind(binding.value, changing)
+                    others = [b for b in bindings if b.name == name]
+                    if found is not None and others == [binding]:
                         changing[name] = found
-                elif name in constants and _literal_kind(assign.value) is not None:
-                    # `lr *= 0.9` on a Python number: new every iteration.
-                    kinds = (constants[name], _literal_kind(assign.value))
-                    floaty = FLOAT in kinds or isinstance(assign.operator, cst.DivideAssign)
-                    changing[name] = (FLOAT if floaty else INT, f"`{name}` is updated in the loop")
+                elif binding.kind is BindingKind.AUGMENTED:
+                    self._augmented(binding, changing)
         return changing
 
-    def _constant_names(self, call: cst.Call) -> Dict[str, str]:
-        """Names bound only to numeric literals in the enclosing scope and module."""
-        scopes: List[cst.CSTNode] = [self.ctx.module]
-        kinds: Dict[str, Optional[str]] = {}
-        for parent in self.ctx.ancestors_of(call):
-            if isinstance(parent, cst.FunctionDef):
-                scopes.insert(0, parent.body)
-                params = parent.params
-                for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
-                    kinds[param.name.value] = None  # unknown type
-                break
-        for scope in scopes:
-            for sub in descendants(scope, skip_scopes=True):
-                name = (
-                    _single_name_target(sub)
-                    if isinstance(sub, (cst.Assign, cst.AugAssign, cst.AnnAssign))
-                    else None
-                )
-                if name is None:
-                    continue
-                value = getattr(sub, "value", None)
-                kind = _literal_kind(value)
-                if isinstance(sub, cst.AugAssign):
-                    if kind is None:
-                        kinds[name] = None  # `total += loss`: unknown
-                    continue
-                if name in kinds and kinds[name] != kind:
-                    kind = None
-                kinds[name] = kind
-        return {k: v for k, v in kinds.items() if v is not None}
+    def _augmented(self, binding: Binding, changing: Changing) -> None:
+        """``lr *= 0.9`` on a name bound otherwise only to number literals."""
+        statement = binding.statement
+        assert isinstance(statement, cst.AugAssign)  # an augmented binding
+        step = _literal_kind(statement.value)
+        base = self._constant(cst.Name(binding.name), statement)
+        if step is None or base is None:
+            return
+        floaty = FLOAT in (base, step) or isinstance(statement.operator, cst.DivideAssign)
+        changing[binding.name] = (
+            FLOAT if floaty else INT,
+            f"`{binding.name}` is updated in the loop",
+        )
 
-    def _while_tracing(self, functions: TfFunctions, call: cst.Call) -> bool:
-        """The call runs while an outer function is traced: once per trace."""
-        for parent in self.ctx.ancestors_of(call):
-            if isinstance(parent, cst.FunctionDef):
-                if functions.is_wrapped_def(parent) or parent.name.value in _TRACED_METHODS:
-                    return True
-        return False
+    def _counter(self, loop: cst.For) -> Optional[str]:
+        """The loop variable of ``for i in range(...)`` / index of ``enumerate``."""
+        iterable = loop.iter
+        if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name)):
+            return None
+        if self.sem.lookup_name(iterable.func):
+            return None  # a module's own ``range``
+        if iterable.func.value == "range" and isinstance(loop.target, cst.Name):
+            return loop.target.value
+        if iterable.func.value == "enumerate" and isinstance(loop.target, (cst.Tuple, cst.List)):
+            first = loop.target.elements[0].value if loop.target.elements else None
+            return first.value if isinstance(first, cst.Name) else None
+        return None
+
+    def _rebound(self, loop: cst.For, name: str) -> bool:
+        return any(b.name == name for b in self.sem.bindings_in(loop.body))
+
+    def _constant(self, name: cst.Name, at: cst.CSTNode) -> Optional[str]:
+        """INT/FLOAT for a name every binding of which (where ``at`` reads it) is a
+        number literal or ``+=`` of one; None otherwise."""
+        kinds = set()
+        found = self.sem.lookup(name.value, at)
+        scope = self.sem.scope_of(at)
+        every = scope.bindings.get(name.value, []) or found
+        for binding in every:
+            if binding.plain:
+                kinds.add(_literal_kind(binding.value))
+            elif binding.kind is BindingKind.AUGMENTED:
+                continue
+            else:
+                return None
+        kinds.discard(None)
+        if not found or len(kinds) != 1:
+            return None
+        return kinds.pop()
+
+    def _kind(self, expr, changing: Changing) -> Optional[Tuple[str, str]]:
+        """(int/float, why) if ``expr`` is a Python number that changes per iteration."""
+        kind, why = self._number(expr, changing)
+        if kind is None or why is None:
+            return None
+        return kind, why
+
+    def _number(self, expr, changing: Changing):
+        """(kind or None, why it changes or None). kind None: not a plain Python number."""
+        if isinstance(expr, cst.Name):
+            if expr.value in changing:
+                return changing[expr.value]
+            return self._constant(expr, expr), None
+        literal = _literal_kind(expr)
+        if literal is not None:
+            return literal, None
+        if isinstance(expr, cst.UnaryOperation) and isinstance(
+            expr.operator, (cst.Minus, cst.Plus)
+        ):
+            return self._number(expr.expression, changing)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ARITHMETIC):
+            right_value = expr.right
+            if isinstance(expr.operator, cst.Modulo) and isinstance(right_value, cst.Integer):
+                if int(right_value.evaluated_value) <= TINY:
+                    return None, None  # a handful of distinct values
+            left, lwhy = self._number(expr.left, changing)
+            right, rwhy = self._number(expr.right, changing)
+            if left is None or right is None:
+                return None, None
+            kind = FLOAT if FLOAT in (left, right) or isinstance(expr.operator, cst.Divide) else INT
+            return kind, lwhy or rwhy
+        if (
+            isinstance(expr, cst.Call)
+            and expr.args
+            and not any(a.star or a.keyword for a in expr.args)
+        ):
+            return self._call_number(expr, changing)
+        return None, None
+
+    def _call_number(self, expr: cst.Call, changing: Changing):
+        parts = [self._number(a.value, changing) for a in expr.args]
+        if any(k is None for k, _ in parts):
+            return None, None
+        why = next((w for _, w in parts if w), None)
+        func = expr.func
+        if isinstance(func, cst.Name) and not self.sem.lookup_name(func):
+            result = NUMBER_BUILTINS.get(func.value)
+            if func.value == "round" and len(parts) > 1:
+                result = None  # round(x, 2): a float
+        else:
+            result = NUMBER_FUNCTIONS.get(self.ctx.qualname(func) or "")
+        if result == "widest":
+            return (FLOAT if any(k == FLOAT for k, _ in parts) else INT), why
+        if result is not None:
+            return (FLOAT if result == "float" else INT), why
+        return None, None
 
     # -- the fix -------------------------------------------------------------
     def _fix(self, expr, kind: str, definition, param: Optional[str]) -> Optional[Fix]:
@@ -243,7 +330,7 @@ class RetracingArgument(Rule):
         safe = (
             definition is not None
             and param is not None
-            and _only_cast(self.ctx, definition, param, kind)
+            and self._only_cast(definition, param, kind)
         )
         return Fix(
             (self.ctx.replace(expr, f"{alias}.constant({self.ctx.code(expr)})"),),
@@ -251,74 +338,53 @@ class RetracingArgument(Rule):
             "Wrap the argument in `tf.constant(...)`",
         )
 
+    def _only_cast(self, definition: cst.FunctionDef, param: str, kind: str) -> bool:
+        """Every use of ``param`` in the body is ``tf.cast(param, dtype)``
+        (``tf.float32`` for a float): a tensor gives the same result there."""
+        ctx = self.ctx
+        scope = self.sem.scope(definition)
+        if any(b.kind is not BindingKind.PARAMETER for b in scope.bindings.get(param, [])):
+            return False
+        uses = [
+            n for n in descendants(definition.body) if isinstance(n, cst.Name) and n.value == param
+        ]
+        for use in uses:
+            arg = ctx.parent(use)
+            call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+            if not isinstance(call, cst.Call) or ctx.call_name(call) != "tensorflow.cast":
+                return False
+            if call.args[0] is not arg or arg.keyword is not None:
+                return False
+            if kind == FLOAT:
+                dtype = next(
+                    (
+                        a.value
+                        for a in call.args[1:]
+                        if a.keyword is None or a.keyword.value == "dtype"
+                    ),
+                    None,
+                )
+                if dtype is None or ctx.qualname(dtype) != "tensorflow.float32":
+                    return False
+        return True
+
+
+def _signature(wrapper: cst.CSTNode) -> bool:
+    """``@tf.function(input_signature=[...])`` / ``tf.function(f, input_signature=...)``."""
+    call = wrapper.decorator if isinstance(wrapper, cst.Decorator) else wrapper
+    if not isinstance(call, cst.Call):
+        return False
+    return any(
+        a.keyword is not None
+        and a.keyword.value == "input_signature"
+        and not (isinstance(a.value, cst.Name) and a.value.value == "None")
+        for a in call.args
+    )
+
 
 def _short(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _counter_variable(loop: cst.For, ints: Dict[str, int]) -> Optional[str]:
-    """The loop variable of ``for i in range(...)`` / index of ``enumerate``."""
-    rng = range_call(loop.iter)
-    if rng is not None:
-        if not isinstance(loop.target, cst.Name) or _few_range_values(rng, ints):
-            return None
-        return loop.target.value
-    enum = enumerate_call(loop.iter)
-    if enum is not None and enum.args and isinstance(loop.target, (cst.Tuple, cst.List)):
-        first = loop.target.elements[0].value if loop.target.elements else None
-        iterable = enum.args[0].value
-        if isinstance(iterable, (cst.List, cst.Tuple)) and len(iterable.elements) <= FEW_VALUES:
-            return None
-        return first.value if isinstance(first, cst.Name) else None
-    return None
-
-
-def _few_range_values(call: cst.Call, ints: Dict[str, int]) -> bool:
-    """``range(4)``, or ``range(EPOCHS)`` with ``EPOCHS = 4``: at most FEW_VALUES values."""
-    values = []
-    for arg in call.args:
-        value = arg.value
-        if isinstance(value, cst.Integer):
-            values.append(int(value.evaluated_value))
-        elif isinstance(value, cst.Name) and value.value in ints:
-            values.append(ints[value.value])
-        else:
-            return False
-    if len(values) == 1:
-        return values[0] <= FEW_VALUES
-    if len(values) >= 2:
-        step = values[2] if len(values) > 2 else 1
-        return step != 0 and len(range(values[0], values[1], step)) <= FEW_VALUES
-    return False
-
-
-def _rebound_in(body: cst.CSTNode, name: str) -> bool:
-    for sub in descendants(body, skip_scopes=True):
-        if isinstance(sub, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
-            targets = sub.targets if isinstance(sub, cst.Assign) else [sub]
-            for target in targets:
-                tnode = target.target
-                if any(
-                    isinstance(n, cst.Name) and n.value == name
-                    for n in [tnode, *descendants(tnode)]
-                ):
-                    return True
-    return False
-
-
-def _single_name_target(node) -> Optional[str]:
-    if isinstance(node, cst.Assign):
-        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-            return node.targets[0].target.value
-        return None
-    if isinstance(node, (cst.AugAssign, cst.AnnAssign)) and isinstance(node.target, cst.Name):
-        return node.target.value
-    return None
-
-
-def _only_assignments_of(name: str, assigns) -> list:
-    return [a for a in assigns if _single_name_target(a) == name]
 
 
 def _literal_kind(expr) -> Optional[str]:
@@ -331,59 +397,6 @@ def _literal_kind(expr) -> Optional[str]:
     return None
 
 
-def _python_kind(expr, changing: dict, constants: dict, ctx) -> Optional[Tuple[str, str]]:
-    """(kind, loop variable) if ``expr`` is a Python number that changes per iteration."""
-    kind, var = _kind_of(expr, changing, constants, ctx)
-    if kind is None or var is None:
-        return None
-    return kind, var
-
-
-def _kind_of(expr, changing, constants, ctx):
-    """(kind or None, loop variable it depends on or None). kind None: not a plain Python number."""
-    if isinstance(expr, cst.Name):
-        if expr.value in changing:
-            return changing[expr.value]
-        return constants.get(expr.value), None
-    literal = _literal_kind(expr)
-    if literal is not None:
-        return literal, None
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
-        return _kind_of(expr.expression, changing, constants, ctx)
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ARITHMETIC):
-        if isinstance(expr.operator, cst.Modulo) and _literal_kind(expr.right) == INT:
-            if int(expr.right.evaluated_value) <= FEW_VALUES:
-                return None, None  # few distinct values
-        left, lvar = _kind_of(expr.left, changing, constants, ctx)
-        right, rvar = _kind_of(expr.right, changing, constants, ctx)
-        if left is None or right is None:
-            return None, None
-        kind = FLOAT if FLOAT in (left, right) or isinstance(expr.operator, cst.Divide) else INT
-        return kind, lvar or rvar
-    if isinstance(expr, cst.Call) and not any(a.star or a.keyword for a in expr.args) and expr.args:
-        parts = [_kind_of(a.value, changing, constants, ctx) for a in expr.args]
-        if any(k is None for k, _ in parts):
-            return None, None
-        var = next((v for _, v in parts if v), None)
-        func = expr.func
-        if isinstance(func, cst.Name):
-            if func.value == "float":
-                return FLOAT, var
-            if func.value in _INT_BUILTINS and not (func.value == "round" and len(parts) > 1):
-                return INT, var
-            if func.value in ("min", "max", "abs"):
-                return (FLOAT if any(k == FLOAT for k, _ in parts) else INT), var
-            return None, None
-        qual = ctx.qualname(func) or ""
-        if qual.startswith("math."):
-            short = qual[len("math.") :]
-            if short in _FLOAT_MATH:
-                return FLOAT, var
-            if short in _INT_MATH:
-                return INT, var
-    return None, None
-
-
 def _parameter(definition, call: cst.Call, index: int, arg: cst.Arg) -> Optional[str]:
     """The parameter of ``definition`` that ``arg`` binds."""
     if definition is None:
@@ -394,26 +407,3 @@ def _parameter(definition, call: cst.Call, index: int, arg: cst.Arg) -> Optional
     if params and params[0].name.value in ("self", "cls"):
         params = params[1:]
     return params[index].name.value if index < len(params) else None
-
-
-def _only_cast(ctx, definition: cst.FunctionDef, param: str, kind: str) -> bool:
-    """Every use of ``param`` in the body is ``tf.cast(param, dtype)``
-    (``tf.float32`` for a float): a tensor gives the same result there."""
-    if _rebound_in(definition.body, param):
-        return False
-    uses = [n for n in descendants(definition.body) if isinstance(n, cst.Name) and n.value == param]
-    for use in uses:
-        arg = ctx.parent(use)
-        call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
-        if not isinstance(call, cst.Call) or ctx.call_name(call) != "tensorflow.cast":
-            return False
-        if call.args[0] is not arg or arg.keyword is not None:
-            return False
-        if kind == FLOAT:
-            dtype = next(
-                (a.value for a in call.args[1:] if a.keyword is None or a.keyword.value == "dtype"),
-                None,
-            )
-            if dtype is None or ctx.qualname(dtype) != "tensorflow.float32":
-                return False
-    return True

@@ -110,3 +110,33 @@ def test_calls_in_a_function_exclude_nested_functions():
     )
     outer = ctx.nodes(cst.FunctionDef)[0]
     assert [ctx.code(c) for c in g.calls_in(outer)] == ["a()", "c()", "range(2)"]
+
+
+def test_methods_of_an_instance_passed_to_a_constructor_and_kept_on_self():
+    ctx, g = graph(
+        """
+        class Actor:
+            def train(self, s):
+                return s
+        class Worker:
+            def __init__(self, actor):
+                self.global_actor = actor
+            def run(self):
+                return self.global_actor.train(1)
+        class Agent:
+            def __init__(self):
+                self.global_actor = Actor()
+            def start(self):
+                return Worker(self.global_actor)
+        class Other:
+            def __init__(self, thing):
+                self.thing = thing
+            def go(self):
+                return self.thing.train(2)
+        Other(Actor())
+        Other(Agent())
+        """
+    )
+    assert names(g.resolve(find(ctx, cst.Call, "self.global_actor.train(1)"))) == ["train"]
+    # passed instances of two classes: unknown
+    assert g.resolve(find(ctx, cst.Call, "self.thing.train(2)")) == []

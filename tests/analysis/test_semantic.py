@@ -271,3 +271,50 @@ def test_references_are_the_reads_a_binding_reaches():
     assert [ctx.position(r).start.line for r in sem.references(second)] == [6]
     param = sem.scope(next(iter(ctx.nodes(cst.FunctionDef)))).bindings["ds"][0]
     assert [ctx.position(r).start.line for r in sem.references(param)] == [5]
+
+
+def test_pop_remove_clear_and_setdefault_change_the_object():
+    ctx, sem = model(
+        """
+        queue = [1, 2]
+        queue.pop(0)
+        seen = {1}
+        seen.discard(1)
+        seen.clear()
+        cache = {}
+        cache.setdefault("k", 1)
+        """
+    )
+    kinds = {n: [b.kind for b in found] for n, found in sem.module_scope.bindings.items()}
+    assert kinds["queue"] == [BindingKind.ASSIGNMENT, BindingKind.MUTATION]
+    assert kinds["seen"] == [BindingKind.ASSIGNMENT, BindingKind.MUTATION, BindingKind.MUTATION]
+    assert kinds["cache"] == [BindingKind.ASSIGNMENT, BindingKind.MUTATION]
+
+
+def test_a_lambda_reads_its_default_values_where_it_is_made():
+    ctx, sem = model("fs = [lambda x, s=scale: x * s * k for k in ks]\n")
+    reads = sem.reads(ctx.nodes(cst.Lambda)[0])
+    assert "scale" in reads and "k" in reads
+    assert "x" not in reads and "s" not in reads
+
+
+def test_origins_lead_through_in_place_changes_to_the_assignment():
+    ctx, sem = model(
+        """
+        model = Sequential()
+        model.add(Dense(4))
+        model.add(Dense(1))
+        model.fit(x, y)
+        """
+    )
+    receiver = find(ctx, cst.Call, "model.fit(x, y)").func.value
+    assert [b.kind for b in sem.lookup_name(receiver)] == [BindingKind.MUTATION]
+    (origin,) = sem.origins(receiver)
+    assert origin.kind is BindingKind.ASSIGNMENT and ctx.code(origin.value) == "Sequential()"
+
+
+def test_a_module_function_named_like_a_mutator_changes_nothing():
+    ctx, sem = model(
+        "import numpy as np\nimport tensorflow as tf\nz = tf.add(x, y)\nw = np.append(a, 1)\n"
+    )
+    assert set(sem.module_scope.bindings) == {"np", "tf", "z", "w"}

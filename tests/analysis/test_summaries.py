@@ -158,3 +158,42 @@ def test_a_keras_only_method_name_makes_an_unknown_receiver_a_model():
     )
     assert s.of(func(ctx, "fit_batches")).effects & Effect.TRAINING
     assert not s.of(func(ctx, "other")).effects & Effect.TRAINING  # fit: not only Keras's
+
+
+def test_in_graph_mode_every_op_grows_the_graph_and_runs_are_seen():
+    ctx, s = summaries(
+        """
+        import tensorflow as tf
+        sess = tf.Session()
+        def accuracy(logits, labels, feed):
+            hits = tf.equal(tf.argmax(logits, 1), labels)
+            return sess.run(tf.reduce_mean(hits), feed)
+        def evaluate(runner, op):
+            return runner.run(op)
+        def save(saver):
+            saver.save(sess, "ckpt")
+        def pure(x):
+            return x + 1
+        """
+    )
+    assert s.graph_mode
+    accuracy = s.of(func(ctx, "accuracy")).effects
+    assert accuracy & Effect.GRAPH_GROWTH and accuracy & Effect.RUNS_GRAPH
+    assert s.of(func(ctx, "evaluate")).effects & Effect.RUNS_GRAPH  # a runner of unknown kind
+    assert s.of(func(ctx, "save")).effects & Effect.RUNS_GRAPH  # handed the session
+    assert not s.of(func(ctx, "pure")).effects
+
+
+def test_outside_graph_mode_ops_do_not_grow_anything():
+    ctx, s = summaries(
+        """
+        import tensorflow as tf
+        def accuracy(logits, labels):
+            return tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1), labels), tf.float32))
+        def evaluate(runner, op):
+            return runner.run(op)
+        """
+    )
+    assert not s.graph_mode
+    assert not s.of(func(ctx, "accuracy")).effects & Effect.GRAPH_GROWTH
+    assert not s.of(func(ctx, "evaluate")).effects & Effect.RUNS_GRAPH

@@ -229,3 +229,19 @@ def test_strategies_are_their_own_kind():
         "strategy",
         "default",
     ) == [Kind.STRATEGY, Kind.STRATEGY]
+
+
+def test_a_model_built_with_add_is_still_a_model_where_it_is_trained():
+    ctx = context(
+        """
+        from tensorflow.keras.models import Sequential
+        from tensorflow.keras.layers import Dense
+        model = Sequential()
+        model.add(Dense(4))
+        model.fit(x, y)
+        """
+    )
+    from tflint_perf.analysis.values import Values
+
+    receiver = find(ctx, cst.Call, "model.fit(x, y)").func.value
+    assert ctx.shared(Values).kind(receiver) is Kind.KERAS_MODEL

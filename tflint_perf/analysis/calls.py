@@ -54,8 +54,13 @@ class CallGraph:
             self._resolving.discard(call)
         return found
 
+    def refers_to(self, expr: cst.BaseExpression) -> List[cst.FunctionDef]:
+        """The functions of this module a name or attribute denotes where it is
+        read without being called (``tf.function(step)``, ``strategy.run(self.step)``)."""
+        return self._targets(expr, None, 0)
+
     def _targets(
-        self, func: cst.BaseExpression, call: cst.Call, depth: int, direct: bool = False
+        self, func: cst.BaseExpression, call: Optional[cst.Call], depth: int, direct: bool = False
     ) -> List[cst.FunctionDef]:
         """``direct``: not through parameters (what the index of direct callers uses)."""
         if depth > _MAX_ALIASES:

@@ -23,16 +23,17 @@ import builtins
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Set
 
-from tflint_perf.analysis.dataflow import bound_by_target, free_names, statement_flow
-from tflint_perf.analysis.loops import enumerate_call, range_call, target_names
+from tflint_perf.analysis.api import Kind
+from tflint_perf.analysis.api.steps import TO_PYTHON_METHODS
+from tflint_perf.analysis.semantic import BindingKind, SemanticModel
+from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
 from tflint_perf.engine.rule import Edit
-from tflint_perf.engine.walk import descendants
 
 _BUILTINS = frozenset(dir(builtins))
-# Calls whose result is a Python number, not a tensor: an argument made of
-# one would trace again for every new value.
-_PYTHON_VALUES = frozenset({"len", "int", "float", "round", "min", "max", "sum", "abs", "bool"})
+# What a name bound earlier in the iteration must not hold to be passed in:
+# a Python number or string would trace again for every new value.
+_PYTHON_VALUES = (Kind.SCALAR, Kind.STRING)
 
 
 @dataclass
@@ -44,41 +45,194 @@ class Extraction:
     local: Set[str] = field(default_factory=set)  # names the statements bind
 
 
-def plan_extraction(ctx, statements, loops, scope) -> Extraction:
-    """What moving ``statements`` (consecutive, in the body of ``loops[0]``)
-    into a module-level function needs; ``scope`` is the function around the
-    loops, None at module level."""
-    reads, bound = statement_flow(statements)
-    plan = Extraction(statements, local=bound)
-    inside = {id(n) for s in statements for n in [s, *descendants(s)]}
-    counters, changed = _loop_names(ctx, loops, inside)
-    batch = set(_batch_targets(loops[0])) - counters
-    earlier = _bound_before(ctx, loops[0], statements[0], batch)
-    local = _scope_locals(scope) if scope is not None else set()
-    counted, rebound, owned = [], [], []
-    for name in reads:
-        if name in batch or name in earlier:
-            plan.params.append(name)
-        elif name in counters:
-            counted.append(name)
-        elif name in changed:
-            rebound.append(name)
-        elif name in local and name not in _BUILTINS:
-            owned.append(name)
-    order = _batch_targets(loops[0])
-    plan.params.sort(key=lambda n: order.index(n) if n in order else len(order))
-    if counted:
-        plan.blockers.append(
-            f"it uses the loop counter {_names(counted)} (each value traces again)"
-        )
-    if rebound:
-        plan.blockers.append(f"it reads {_names(rebound)}, assigned in the loop")
-    if owned:
-        plan.blockers.append(
-            f"it reads {_names(owned)} of `{scope.name.value}()` (define the function in there)"
-        )
-    plan.results = _results(ctx, statements, scope, bound)
-    return plan
+class Extractions:
+    """Plans for moving statements into a function (one per file: ``ctx.shared``)."""
+
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self.sem: SemanticModel = ctx.shared(SemanticModel)
+        self.values: Values = ctx.shared(Values)
+
+    def plan(self, statements, loops, scope) -> Extraction:
+        """What moving ``statements`` (consecutive, in the body of ``loops[0]``)
+        into a module-level function needs; ``scope`` is the function around the
+        loops, None at module level."""
+        reads, bound = self.flow(statements)
+        plan = Extraction(statements, local=bound)
+        counters, changed = self._loop_names(loops, statements)
+        batch = set(_targets(self.sem, loops[0])) - counters
+        earlier = self._bound_before(loops[0], statements[0])
+        local = self._scope_locals(scope) if scope is not None else set()
+        counted, rebound, owned = [], [], []
+        for name in reads:
+            if name in batch or name in earlier:
+                plan.params.append(name)
+            elif name in counters:
+                counted.append(name)
+            elif name in changed:
+                rebound.append(name)
+            elif name in local and name not in _BUILTINS:
+                owned.append(name)
+        order = _targets(self.sem, loops[0])
+        plan.params.sort(key=lambda n: order.index(n) if n in order else len(order))
+        if counted:
+            plan.blockers.append(
+                f"it uses the loop counter {_names(counted)} (each value traces again)"
+            )
+        if rebound:
+            plan.blockers.append(f"it reads {_names(rebound)}, assigned in the loop")
+        if owned:
+            assert scope is not None  # locals come from a function
+            plan.blockers.append(
+                f"it reads {_names(owned)} of `{scope.name.value}()` (define the function in there)"
+            )
+        plan.results = self._results(statements, scope, bound)
+        return plan
+
+    # -- what the statements read and bind ------------------------------------------
+    def flow(self, statements):
+        """(names read before the statements bind them, in first-read order; names bound)."""
+        reads: List[str] = []
+        bound: Set[str] = set()
+        for stmt in statements:
+            self._flow(stmt, reads, bound)
+        return list(dict.fromkeys(reads)), bound
+
+    def _flow(self, node: cst.CSTNode, reads: List[str], bound: Set[str]) -> None:
+        sem = self.sem
+
+        def read(expr) -> None:
+            if expr is not None:
+                reads.extend(n for n in sem.reads(expr) if n not in bound)
+
+        def bind(statement) -> None:
+            for binding in sem.bindings_of(statement):
+                if binding.kind is not BindingKind.MUTATION and "." not in binding.name:
+                    bound.add(binding.name)
+
+        if isinstance(node, (cst.SimpleStatementLine, cst.IndentedBlock, cst.SimpleStatementSuite)):
+            for stmt in node.body:
+                self._flow(stmt, reads, bound)
+        elif isinstance(node, (cst.Assign, cst.AnnAssign)):
+            read(node.value)
+            targets = node.targets if isinstance(node, cst.Assign) else [node]
+            for target in targets:
+                for leaf in _leaves(target.target):
+                    if not isinstance(leaf, cst.Name):  # ``x.a = v`` / ``x[i] = v`` read ``x``
+                        read(leaf)
+            bind(node)
+        elif isinstance(node, cst.AugAssign):
+            read(node.target)
+            read(node.value)
+            bind(node)
+        elif isinstance(node, cst.With):
+            for item in node.items:
+                read(item.item)
+                bind(item)
+            self._flow(node.body, reads, bound)
+        elif isinstance(node, cst.For):
+            read(node.iter)
+            bind(node)
+            self._flow(node.body, reads, bound)
+            if node.orelse is not None:
+                self._flow(node.orelse.body, reads, bound)
+        elif isinstance(node, (cst.If, cst.While)):
+            read(node.test)
+            self._flow(node.body, reads, bound)
+            if node.orelse is not None:
+                self._flow(node.orelse, reads, bound)
+        elif isinstance(node, cst.Else):
+            self._flow(node.body, reads, bound)
+        elif isinstance(node, cst.Try):
+            self._flow(node.body, reads, bound)
+            for handler in node.handlers:
+                read(handler.type)
+                bind(handler)
+                self._flow(handler.body, reads, bound)
+            for part in (node.orelse, node.finalbody):
+                if part is not None:
+                    self._flow(part.body, reads, bound)
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            bound.add(node.name.value)
+        else:
+            read(node)
+
+    # -- the loops around them -------------------------------------------------------
+    def _loop_names(self, loops, statements):
+        """(counters, names rebound in the loops outside the statements)."""
+        counters: Set[str] = set()
+        changed: Set[str] = set()
+        first, last = self.ctx.span(statements[0])[0], self.ctx.span(statements[-1])[1]
+        for index, loop in enumerate(loops):
+            if isinstance(loop, cst.For):
+                if index > 0 or _builtin(loop.iter, "range"):
+                    counters.update(_targets(self.sem, loop))
+                elif _builtin(loop.iter, "enumerate") and isinstance(loop.target, cst.Tuple):
+                    head = loop.target.elements[0].value
+                    counters.update(n.value for n in _leaves(head) if isinstance(n, cst.Name))
+            for binding in self.sem.bindings_in(loop.body):
+                if "." in binding.name or binding.kind is BindingKind.MUTATION:
+                    continue
+                where = self.ctx.span(binding.statement)[0]
+                if first <= where <= last:
+                    continue
+                if binding.kind is BindingKind.AUGMENTED:
+                    counters.add(binding.name)
+                elif binding.kind is BindingKind.ASSIGNMENT:
+                    changed.add(binding.name)
+        return counters, changed
+
+    def _bound_before(self, loop, first: cst.CSTNode) -> Set[str]:
+        """Names the loop body binds before ``first`` from a call that gives no
+        Python number (``x = tf.reshape(x, ...)``, ``batch = next(it)``)."""
+        out: Set[str] = set()
+        start = self.ctx.span(first)[0]
+        for binding in self.sem.bindings_in(loop.body):
+            if self.ctx.span(binding.statement)[0] >= start or not binding.plain:
+                continue
+            value = binding.value
+            if not isinstance(value, cst.Call) or "." in binding.name:
+                continue
+            func = value.func
+            if isinstance(func, cst.Attribute) and func.attr.value in TO_PYTHON_METHODS:
+                continue
+            if self.values.kind(value) in _PYTHON_VALUES:
+                continue
+            out.add(binding.name)
+        return out
+
+    def _scope_locals(self, scope: cst.FunctionDef) -> Set[str]:
+        """Parameters and names the function binds (its own objects)."""
+        found = self.sem.scope(scope).bindings.items()
+        return {
+            name
+            for name, bindings in found
+            if "." not in name and any(b.kind is not BindingKind.MUTATION for b in bindings)
+        }
+
+    def _results(self, statements, scope, bound: Set[str]) -> List[str]:
+        """Names the statements bind that code outside them reads (later in the
+        scope, or at the top of the loops' next iteration)."""
+        ctx = self.ctx
+        region = scope.body if scope is not None else ctx.module
+        first, last = ctx.span(statements[0])[0], ctx.span(statements[-1])[1]
+        ours = {id(b) for stmt in statements for b in self.sem.bindings_in(stmt)}
+        targets = {id(b.node) for b in self.sem.bindings_in(region)}
+        out: Set[str] = set()
+        for name in ctx.nodes(cst.Name):
+            if name.value not in bound or name.value in out or id(name) in targets:
+                continue
+            where = ctx.span(name)[0]
+            if first <= where <= last or not ctx.contains(region, name):
+                continue
+            parent = ctx.parent(name)
+            if isinstance(parent, cst.Attribute) and parent.attr is name:
+                continue
+            if isinstance(parent, cst.Arg) and parent.keyword is name:
+                continue
+            if any(id(b) in ours for b in self.sem.lookup_name(name)):
+                out.add(name.value)
+        return sorted(out)
 
 
 def _names(names: List[str]) -> str:
@@ -86,87 +240,28 @@ def _names(names: List[str]) -> str:
     return ", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 else shown[0]
 
 
-def _loop_names(ctx, loops, inside: Set[int]):
-    """(counters, names rebound in the loops outside the statements)."""
-    counters: Set[str] = set()
-    changed: Set[str] = set()
-    for index, loop in enumerate(loops):
-        if isinstance(loop, cst.For):
-            names = target_names(loop.target)
-            if index > 0 or range_call(loop.iter) is not None:
-                counters.update(names)
-            elif enumerate_call(loop.iter) is not None and isinstance(loop.target, cst.Tuple):
-                counters.update(target_names(loop.target.elements[0].value))
-        for node in descendants(loop.body, skip_scopes=True):
-            if id(node) in inside:
-                continue
-            if isinstance(node, cst.AugAssign):
-                counters.update(bound_by_target(node.target))
-            elif isinstance(node, cst.Assign):
-                for target in node.targets:
-                    changed.update(bound_by_target(target.target))
-    return counters, changed
+def _targets(sem: SemanticModel, loop) -> List[str]:
+    """The names a ``for`` loop binds, in order (none for ``while``)."""
+    if not isinstance(loop, cst.For):
+        return []
+    return [b.name for b in sem.bindings_of(loop)]
 
 
-def _batch_targets(loop) -> List[str]:
-    return target_names(loop.target) if isinstance(loop, cst.For) else []
+def _builtin(expr: cst.BaseExpression, name: str) -> bool:
+    return (
+        isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == name
+    )
 
 
-def _bound_before(ctx, loop, first: cst.CSTNode, batch: Set[str]) -> Set[str]:
-    """Names the loop body binds before ``first`` from a call that is not a
-    Python-number builtin (``x = tf.reshape(x, ...)``, ``batch = next(it)``)."""
-    out: Set[str] = set()
-    for stmt in loop.body.body:
-        if stmt is first or any(first is n for n in descendants(stmt)):
-            break
-        for node in descendants(stmt, skip_scopes=True):
-            if isinstance(node, cst.Assign) and _tensor_like(node.value):
-                for target in node.targets:
-                    out.update(bound_by_target(target.target))
-    return out
-
-
-def _tensor_like(value: cst.BaseExpression) -> bool:
-    if not isinstance(value, cst.Call):
-        return False
-    func = value.func
-    if isinstance(func, cst.Name) and func.value in _PYTHON_VALUES:
-        return False
-    return not (isinstance(func, cst.Attribute) and func.attr.value in ("numpy", "item"))
-
-
-def _scope_locals(scope: cst.FunctionDef) -> Set[str]:
-    names = {p.name.value for p in (*scope.params.params, *scope.params.kwonly_params)}
-    for extra in (scope.params.star_arg, scope.params.star_kwarg):
-        if isinstance(extra, cst.Param):
-            names.add(extra.name.value)
-    _, bound = statement_flow(scope.body.body)
-    return names | bound
-
-
-def _results(ctx, statements, scope, bound: Set[str]) -> List[str]:
-    """Names the statements bind that code after them reads before binding
-    again: later in the same bodies, up to the scope, and at the top of the
-    enclosing loops' bodies (the next iteration)."""
-    reads: List[str] = []
-    node, first = statements[-1], statements[0]
-    while node is not None and node is not scope and not isinstance(node, cst.Module):
-        parent = ctx.parent(node)
-        if isinstance(parent, (cst.IndentedBlock, cst.Module)):
-            body = list(parent.body)
-            start = _index(body, first if node is statements[-1] else node)
-            reads += statement_flow(body[_index(body, node) + 1 :])[0]
-            owner = ctx.parent(parent)
-            if isinstance(owner, (cst.For, cst.While)) and owner.body is parent:
-                reads += statement_flow(body[:start])[0]
-                if isinstance(owner, cst.While):
-                    reads += free_names(owner.test)
-        node = parent
-    return sorted(set(reads) & bound)
-
-
-def _index(body: list, node: cst.CSTNode) -> int:
-    return next(i for i, stmt in enumerate(body) if stmt is node)
+def _leaves(target: cst.CSTNode):
+    """The parts of an assignment target: names, attributes, subscripts."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _leaves(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _leaves(target.value)
+    else:
+        yield target
 
 
 # -- edits -------------------------------------------------------------------

@@ -1,42 +1,32 @@
 """How code runs: compiled by ``tf.function`` or eagerly, once or per loop iteration.
 
 Compiled: inside a function decorated with ``tf.function`` (or with any
-decorator that may wrap it), a function handed to ``tf.function(...)``,
-``common.function(...)`` or ``strategy.run(...)`` anywhere in the module, a
-lambda, or a function every caller of which in the module is compiled.
+decorator that may wrap it), a function handed to a compiling wrapper
+(``tf.function(step)``, ``common.function(agent.train)``) or to
+``strategy.run(step)`` anywhere in the module, a lambda, or a function every
+caller of which in the module is compiled.
 
-Hot: in a loop of its own function that runs an unknown number of times, or
-at least ``MIN_CALLS`` times (``range(5)`` inside ``range(10)`` counts 50),
-or in a function called from such a loop (followed through a few calls of
-the module; see ``CallGraph``).
+Hot: run more than a handful of times (``Trips``: loops around it that are
+not tiny, all together), in its own function or, through the call graph
+(helpers, ``self.method()``, overrides, callables passed as arguments), in
+a function that calls it from such a loop.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Dict, Optional, Set, Tuple
 
-from tflint_perf.analysis.callgraph import CallGraph
-from tflint_perf.analysis.functions import TF_FUNCTION, TfFunctions
-from tflint_perf.analysis.loops import (
-    IntConstants,
-    iterations_here,
-    repeating_loops,
-    trip_count,
-)
-from tflint_perf.analysis.steps import decorator_names
+from tflint_perf.analysis import api
+from tflint_perf.analysis.api import Kind
+from tflint_perf.analysis.api.steps import PLAIN_DECORATORS, STRATEGY_RUNNERS
+from tflint_perf.analysis.calls import CallGraph
+from tflint_perf.analysis.semantic import SemanticModel
+from tflint_perf.analysis.trips import Size, Trips
+from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
-from tflint_perf.engine.walk import descendants
 
-# Below this many runs (all loops literal), tracing costs more than it saves.
-MIN_CALLS = 20
 MAX_DEPTH = 3  # calls followed from a function to the loop that calls it
-PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod"})
-# Methods that hand a function to a distribution strategy, which traces it.
-STRATEGY_RUNNERS = frozenset(
-    {"run", "experimental_run_v2", "experimental_run", "call_for_each_replica"}
-)
-_WRAPPER_SUFFIXES = (".function", ".defun", ".to_graph")
 
 
 @dataclass(frozen=True)
@@ -48,17 +38,71 @@ class HotLoop:
 class Reach:
     def __init__(self, ctx) -> None:
         self.ctx = ctx
-        self.graph = ctx.shared(CallGraph)
-        self.constants = ctx.shared(IntConstants)
-        self.tf_functions = ctx.shared(TfFunctions)
-        self.wrapped = _names_passed_to_wrappers(ctx)
+        self.sem: SemanticModel = ctx.shared(SemanticModel)
+        self.values: Values = ctx.shared(Values)
+        self.graph: CallGraph = ctx.shared(CallGraph)
+        self.trips: Trips = ctx.shared(Trips)
+        self._wrappers: Optional[Dict[cst.FunctionDef, cst.CSTNode]] = None
+        self._strategy: Optional[Set[cst.FunctionDef]] = None
 
     # -- compiled ----------------------------------------------------------
+    def wrapper(self, func: cst.FunctionDef) -> Optional[cst.CSTNode]:
+        """The ``@tf.function`` decorator of ``func``, or the call that compiles
+        it (``step = tf.function(step)``), if any."""
+        for decorator in func.decorators:
+            if self._compiling(decorator.decorator):
+                return decorator
+        if self._wrappers is None:
+            self._wrappers = {}
+            for call in self.ctx.nodes(cst.Call):
+                if self._compiling(call) and call.args:
+                    for target in self.graph.refers_to(call.args[0].value):
+                        self._wrappers.setdefault(target, call)
+        return self._wrappers.get(func)
+
+    def wrapped_methods(self) -> Set[str]:
+        """Method names handed to a compiling wrapper on an object the module does
+        not define (``agent.train = common.function(agent.train)``)."""
+        out: Set[str] = set()
+        for call in self.ctx.nodes(cst.Call):
+            if self._compiling(call) and call.args:
+                arg = call.args[0].value
+                if isinstance(arg, cst.Attribute):
+                    out.add(arg.attr.value)
+        return out
+
+    def _compiling(self, expr: cst.BaseExpression) -> bool:
+        """``tf.function``, ``tf.function(...)`` (with options), ``common.function``..."""
+        target = expr.func if isinstance(expr, cst.Call) else expr
+        return api.returns(self.ctx.qualname(target)) is Kind.TF_FUNCTION
+
     def compiles(self, func: cst.FunctionDef) -> bool:
         """``func`` itself is compiled (or wrapped by a decorator we cannot see through)."""
-        if self.tf_functions.is_wrapped_def(func) or func.name.value in self.wrapped:
+        if self.wrapper(func) is not None or func in self._strategy_functions():
             return True
-        return any(name not in PLAIN_DECORATORS for name in decorator_names(self.ctx, func))
+        for decorator in func.decorators:
+            target = decorator.decorator
+            target = target.func if isinstance(target, cst.Call) else target
+            if not (isinstance(target, cst.Name) and target.value in PLAIN_DECORATORS):
+                return True
+        return False
+
+    def _strategy_functions(self) -> Set[cst.FunctionDef]:
+        """Functions handed to ``strategy.run(fn, ...)`` (the strategy traces them)."""
+        if self._strategy is None:
+            self._strategy = set()
+            for call in self.ctx.nodes(cst.Call):
+                func = call.func
+                if not (isinstance(func, cst.Attribute) and func.attr.value in STRATEGY_RUNNERS):
+                    continue
+                if self.ctx.call_name(call) is not None or not call.args:
+                    continue  # subprocess.run(...): a module function, not a strategy
+                handed = [call.args[0]] + [
+                    a for a in call.args if a.keyword is not None and a.keyword.value == "fn"
+                ]
+                for arg in handed:
+                    self._strategy.update(self.graph.refers_to(arg.value))
+        return self._strategy
 
     def compiled(self, node: cst.CSTNode, depth: int = 0) -> bool:
         """Whether ``node`` runs inside a compiled function (never eagerly)."""
@@ -67,7 +111,7 @@ class Reach:
                 return True
             if isinstance(parent, cst.Lambda):
                 return True
-        scope = self.graph.scope_of(node)
+        scope = self.sem.function_of(node)
         if scope is None or depth >= MAX_DEPTH:
             return False
         calls = self.graph.callers(scope)
@@ -76,54 +120,40 @@ class Reach:
     # -- hot ---------------------------------------------------------------
     def hot(self, node: cst.CSTNode, depth: int = 0) -> Optional[HotLoop]:
         """The loop that runs ``node`` many times, eagerly; None if none does."""
-        count = iterations_here(self.ctx, node, self.constants)
-        if count is None or count >= MIN_CALLS:
-            loop = self._hot_repeater(node)
+        if self.trips.repeats(node).size is not Size.TINY:
+            loop = self._repeater(node)
             return HotLoop(loop, ()) if loop is not None else None
-        scope = self.graph.scope_of(node)
+        scope = self.sem.function_of(node)
         if scope is None or depth >= MAX_DEPTH:
             return None
         for call in self.graph.callers(scope):
-            if self.compiled(call):
+            if self.compiled(call) or self.ctx.contains(scope, call):
                 continue
             found = self.hot(call, depth + 1)
             if found is not None:
                 return HotLoop(found.loop, (call,) + found.calls)
         return None
 
-    def _hot_repeater(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        """The innermost loop around ``node`` that alone runs often (or an
-        unknown number of times); else the outermost one."""
+    def in_a_loop(self, node: cst.CSTNode, depth: int = 0) -> bool:
+        """Whether any loop runs ``node``, itself or through the calls that lead to
+        it (however few times: to tell a tiny loop from none)."""
+        if self.trips.loops_around(node):
+            return True
+        scope = self.sem.function_of(node)
+        if scope is None or depth >= MAX_DEPTH:
+            return False
+        return any(
+            self.in_a_loop(call, depth + 1)
+            for call in self.graph.callers(scope)
+            if not self.ctx.contains(scope, call)
+        )
+
+    def _repeater(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The innermost loop around ``node`` that alone runs more than a
+        handful of times (or an unknown number of times); else the outermost one."""
         found = None
-        for loop in repeating_loops(self.ctx, node):
-            count = trip_count(loop, self.constants)
-            if count is None or count >= MIN_CALLS:
+        for loop in self.trips.loops_around(node):
+            if self.trips.of(loop).size is not Size.TINY:
                 return loop
             found = loop
         return found
-
-
-def _names_passed_to_wrappers(ctx) -> set:
-    """Names (``step``, ``self.step`` -> ``step``) in the arguments of
-    ``tf.function(...)``-like calls and of ``strategy.run(...)``-like calls."""
-    out = set()
-    for call in ctx.nodes(cst.Call):
-        qual = ctx.call_name(call) or ""
-        attr = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
-        if qual == TF_FUNCTION or (
-            qual.startswith(("tensorflow.", "tf_agents.")) and qual.endswith(_WRAPPER_SUFFIXES)
-        ):
-            args = call.args
-        elif attr in STRATEGY_RUNNERS and qual == "" and call.args:
-            args = call.args[:1] + tuple(
-                a for a in call.args if a.keyword is not None and a.keyword.value == "fn"
-            )
-        else:
-            continue
-        for arg in args:
-            for node in [arg.value, *descendants(arg.value)]:
-                if isinstance(node, cst.Name):
-                    out.add(node.value)
-                elif isinstance(node, cst.Attribute):
-                    out.add(node.attr.value)
-    return out

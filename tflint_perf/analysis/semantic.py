@@ -63,7 +63,22 @@ class BindingKind(enum.Enum):
 
 # Methods that change the object they are called on (Python containers).
 MUTATORS = frozenset(
-    {"append", "extend", "insert", "add", "update", "appendleft", "extendleft", "put"}
+    {
+        "append",
+        "extend",
+        "insert",
+        "add",
+        "update",
+        "appendleft",
+        "extendleft",
+        "put",
+        "pop",
+        "popleft",
+        "remove",
+        "discard",
+        "clear",
+        "setdefault",
+    }
 )
 # Node groups as lazy tuples: naming them does not load LibCST (engine/nodes.py).
 SCOPE_NODES = cast(
@@ -308,6 +323,8 @@ class SemanticModel:
         func = call.func
         if not (isinstance(func, cst.Attribute) and func.attr.value in MUTATORS):
             return
+        if self.ctx.qualname(func) is not None:
+            return  # ``tf.add(x, y)``, ``np.append(a, v)``: a module's function
         receiver = func.value
         while isinstance(receiver, cst.Subscript):
             receiver = receiver.value
@@ -501,6 +518,26 @@ class SemanticModel:
         spelled = dotted(name)
         return self.lookup(spelled, name) if spelled is not None else []
 
+    def origins(self, name: cst.BaseExpression) -> List[Binding]:
+        """The bindings that give the object ``name`` reads its identity: as
+        ``lookup_name``, but an in-place change (``model.add(layer)``,
+        ``xs.append(x)``, ``x[i] = v``) leads back to the bindings reaching it."""
+        out: List[Binding] = []
+        todo = list(self.lookup_name(name))
+        seen: Set[int] = set()
+        while todo and len(seen) < 50:
+            binding = todo.pop()
+            if id(binding) in seen:
+                continue
+            seen.add(id(binding))
+            if binding.kind is BindingKind.MUTATION and isinstance(
+                binding.node, (cst.Name, cst.Attribute)
+            ):
+                todo.extend(self.lookup(binding.name, binding.node))
+            else:
+                out.append(binding)
+        return out
+
     def value_of(self, name: cst.BaseExpression) -> Optional[cst.BaseExpression]:
         """The value ``name`` holds where it is read, when exactly one plain
         binding reaches it (``x = f()`` ... ``x``)."""
@@ -685,6 +722,9 @@ def _free(node: cst.CSTNode, bound: frozenset, out: List[str]) -> None:
         _free(node.value, bound, out)
         return
     if isinstance(node, cst.Lambda):
+        for param in _all_params(node.params):  # defaults run where the lambda is made
+            if param.default is not None:
+                _free(param.default, bound, out)
         inner = bound | {p.name.value for p in _all_params(node.params)}
         _free(node.body, frozenset(inner), out)
         return

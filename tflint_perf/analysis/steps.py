@@ -1,22 +1,21 @@
-"""Helpers for the training-step and loop-rebuild rules (TFP201, TFP202).
+"""Helpers for writing fixes (TFP102, TFP201-TFP203) and two shared leftovers.
 
-- which names change from one loop iteration to the next (``varying_names``);
-- how the module spells TensorFlow and Keras, to write fixes with
-  (``tensorflow_alias``);
-- where a missing ``import tensorflow as tf`` goes (``import_insertion_line``);
-- whether the module is TF1 graph code (``graph_mode``) and how it spells
-  ``tf.function`` (``tf_function_spelling``: ``tfe.defun`` in TF 1.x eager code).
+- how the module spells TensorFlow and ``tf.function``, to write fixes with
+  (``tensorflow_alias``; ``tf_function_spelling``: ``tfe.defun`` in TF 1.x
+  eager code);
+- where a missing ``import tensorflow as tf`` goes (``import_insertion_line``)
+  and whether a name is free to bind (``name_is_free``);
+- ``is_clear_session``, ``_bound_bases`` and ``TF1_GRAPH_MODE``, still read by
+  ``keras_models`` (other rules' module) until it moves onto the semantic model.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Callable, Dict, List, Optional, Union
+from typing import Optional
 
-from tflint_perf.analysis.loops import SCOPE_TYPES, names_used, target_names
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import canonical, dotted
-from tflint_perf.engine.walk import descendants
 
 TF1_GRAPH_MODE = frozenset(
     {
@@ -35,64 +34,6 @@ def is_clear_session(ctx, call: cst.CSTNode) -> bool:
     if qual is not None:
         return qual.startswith("keras.") and qual.endswith(".clear_session")
     return isinstance(call.func, cst.Attribute) and call.func.attr.value == "clear_session"
-
-
-def _assigned_targets(node: cst.CSTNode):
-    """(target expressions, value) pairs bound by one statement-level node."""
-    if isinstance(node, cst.Assign):
-        return [t.target for t in node.targets], node.value
-    if isinstance(node, cst.AnnAssign):
-        return [node.target], node.value
-    if isinstance(node, cst.AugAssign):
-        return [node.target], None  # depends on its previous value
-    if isinstance(node, cst.NamedExpr):
-        return [node.target], node.value
-    if isinstance(node, (cst.For, cst.CompFor)):
-        return [node.target], None
-    if isinstance(node, cst.WithItem) and node.asname is not None:
-        return [node.asname.name], node.item
-    if isinstance(node, cst.ExceptHandler) and node.name is not None:
-        return [node.name.name], None
-    return [], None
-
-
-def varying_names(
-    loop: Union[cst.For, cst.While], is_stable_value: Callable[[cst.BaseExpression], bool]
-) -> set:
-    """Names whose value may differ between iterations of ``loop``.
-
-    The loop's own targets, and every name (or attribute base, like ``self``
-    for ``self.x = ...``) bound in its body, except names bound only to a
-    value ``is_stable_value`` accepts (a constructor call the caller tracks,
-    a literal) that itself uses no varying name. Conservative: a name
-    assigned from any other call (``next(it)``) varies.
-    """
-    varying = set()
-    if isinstance(loop, cst.For):
-        varying.update(target_names(loop.target))
-    candidates: Dict[str, List[cst.BaseExpression]] = {}  # name -> values
-    for node in descendants(loop.body, skip_scopes=True):
-        targets, value = _assigned_targets(node)
-        if isinstance(node, SCOPE_TYPES) and hasattr(node, "name"):
-            varying.add(node.name.value)
-        for target in targets:
-            if isinstance(target, cst.Name) and value is not None and is_stable_value(value):
-                candidates.setdefault(target.value, []).append(value)
-            else:
-                for name in _bound_bases(target):
-                    varying.add(name)
-    for name in list(candidates):
-        if name in varying:
-            del candidates[name]
-    changed = True
-    while changed:
-        changed = False
-        for name, values in list(candidates.items()):
-            if any(names_used(v) & varying for v in values):
-                varying.add(name)
-                del candidates[name]
-                changed = True
-    return varying
 
 
 def _bound_bases(target: cst.BaseExpression):
@@ -154,34 +95,6 @@ def import_insertion_line(ctx) -> Optional[int]:
 def name_is_free(ctx, name: str) -> bool:
     """Whether ``name`` appears nowhere in the source (so a new import may bind it)."""
     return re.search(rf"\b{re.escape(name)}\b", ctx.source) is None
-
-
-def decorator_names(ctx, func: cst.FunctionDef) -> list:
-    out = []
-    for dec in func.decorators:
-        expr = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
-        out.append(dotted(expr) or "?")
-    return out
-
-
-TF1_SESSIONS = frozenset(
-    {
-        "tensorflow.Session",
-        "tensorflow.InteractiveSession",
-        "tensorflow.train.MonitoredTrainingSession",
-        "tensorflow.train.MonitoredSession",
-    }
-)
-
-
-def graph_mode(ctx) -> bool:
-    """TF1 graph code: eager execution switched off, or sessions run without
-    switching it on (``sess.run(train_op)`` already runs a graph)."""
-    names = {ctx.call_name(c) for c in ctx.nodes(cst.Call)}
-    if names & TF1_GRAPH_MODE:
-        return True
-    eager = any(n and n.endswith("enable_eager_execution") for n in names)
-    return bool(names & TF1_SESSIONS) and not eager
 
 
 def tf_function_spelling(ctx) -> Optional[str]:

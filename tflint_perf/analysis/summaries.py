@@ -15,6 +15,13 @@ module, ``self.method()`` and the class hierarchy (an override counts), and
 callables passed as arguments; summaries are propagated to a fixed point.
 ``Summaries(ctx)`` is one per file (``ctx.shared(Summaries)``);
 ``effects_of(call)`` gives what one call does, through its callees.
+
+In a module that builds TF1 graphs (it uses a session or turns eager
+execution off: ``builds_graphs``), every TensorFlow op call adds nodes to
+the default graph (GRAPH_GROWTH), and ``x.run(...)``/``x.eval(...)`` on a
+value whose kind the model cannot tell, or a method given the session
+(``saver.save(sess, path)``), runs the graph (RUNS_GRAPH; the session is
+often a parameter or an attribute set elsewhere).
 """
 
 from __future__ import annotations
@@ -24,6 +31,12 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from tflint_perf.analysis import api
 from tflint_perf.analysis.api import Effect, Kind, keras, others
+from tflint_perf.analysis.api.steps import (
+    GRAPH_MODE_SWITCHES,
+    GRAPH_ONLY,
+    SESSION_RUN_METHODS,
+    VARIABLE_ASSIGNS,
+)
 from tflint_perf.analysis.calls import CallGraph, external_argument
 from tflint_perf.analysis.samples import batch_of_one
 from tflint_perf.analysis.semantic import BindingKind, SemanticModel
@@ -34,6 +47,8 @@ from tflint_perf.engine.walk import descendants
 # Effects that follow the data they are applied to (which parameter).
 DATA_EFFECTS = (Effect.INFERENCE, Effect.TRAINING)
 _MAX_ROUNDS = 50
+# What a TensorFlow call returns when it is an op (in graph mode: a new node).
+_OP_KINDS = (Kind.TENSOR, Kind.GRAPH_OP, Kind.VARIABLE)
 
 
 @dataclass(frozen=True)
@@ -76,6 +91,7 @@ class Summaries:
         self.graph: CallGraph = ctx.shared(CallGraph)
         self._summaries: Dict[cst.FunctionDef, Summary] = {}
         self._direct: Dict[cst.Call, Tuple[Effect, Optional[cst.BaseExpression]]] = {}
+        self.graph_mode = builds_graphs(ctx)
         self._solve()
 
     def of(self, func: cst.FunctionDef) -> Summary:
@@ -153,7 +169,11 @@ class Summaries:
             return effects, external_argument(call, facts, used) if used else None
         qualname = self.ctx.call_name(call)
         if qualname is not None:
-            return api.effects(qualname) | self._construction(qualname, call), None
+            effects = api.effects(qualname) | self._construction(qualname, call)
+            if self.graph_mode and qualname.startswith("tensorflow."):
+                if api.returns(qualname) in _OP_KINDS:
+                    effects |= Effect.GRAPH_GROWTH
+            return effects, None
         func = call.func
         if self.graph.resolve(call):
             return Effect.NONE, None  # the module's own function runs: its summary says
@@ -162,6 +182,10 @@ class Summaries:
             if receiver is Kind.UNKNOWN and func.attr.value in keras.KERAS_ONLY_METHODS:
                 receiver = Kind.KERAS_MODEL  # a name guess (api/keras.py says why)
             effects = api.method_effects(receiver, func.attr.value)
+            if self.graph_mode:
+                effects |= _graph_method(receiver, func.attr.value)
+                if any(self.values.kind(a.value) is Kind.SESSION for a in call.args):
+                    effects |= Effect.RUNS_GRAPH  # ``saver.save(sess, path)``
             if effects & (Effect.INFERENCE | Effect.TRAINING):
                 return effects, data_argument(call)
             return effects, None
@@ -326,6 +350,35 @@ class Summaries:
                 ):
                     out.append(((binding.statement,), name))
         return out
+
+
+def builds_graphs(ctx) -> bool:
+    """The module builds TF1 graphs: it turns eager execution off, or uses what only
+    graph code has (a session, a placeholder)."""
+    for call in ctx.nodes(cst.Call):
+        qualname = ctx.call_name(call)
+        if qualname in GRAPH_MODE_SWITCHES:
+            return True
+        if qualname in GRAPH_ONLY or api.returns(qualname) is Kind.SESSION:
+            return True  # a session or a placeholder: TF1 graph code only
+    return False
+
+
+def _graph_method(receiver: Kind, name: str) -> Effect:
+    """In graph mode: ``sess.run``/``t.eval`` on an unknown receiver runs the
+    graph; ``it.get_next()`` and ``v.assign(...)`` add ops."""
+    if receiver is Kind.UNKNOWN and name in SESSION_RUN_METHODS:
+        return Effect.RUNS_GRAPH
+    if receiver is Kind.UNKNOWN and name in VARIABLE_ASSIGNS:
+        return Effect.GRAPH_GROWTH  # ``target_var.assign(v)``: a variable of a collection
+    facts = api.method(receiver, name)
+    if facts is None:
+        return Effect.NONE
+    if facts.effects & Effect.UPDATE or (
+        receiver is Kind.ITERATOR and facts.returns is Kind.TENSOR
+    ):
+        return Effect.GRAPH_GROWTH
+    return Effect.NONE
 
 
 def _local(scope, name: str) -> bool:

@@ -13,35 +13,29 @@ of that function surrounds it):
 A tape opened inside another tape's block (a gradient penalty, a second
 derivative) is part of the outer step, not a step of its own. A tape whose
 gradients only feed a saliency map or an input update without an optimizer
-is not a training step.
+is not a training step. TensorFlow 1.x eager steps compute their gradients
+with a gradient function (``loss, grads = grad_fn(x)``,
+``Kind.GRADIENT_FUNCTION``) instead of a tape.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
-from tflint_perf.analysis.callgraph import CallGraph
-from tflint_perf.analysis.loops import enclosing_loops, target_names
+from tflint_perf.analysis.api import Effect, Kind
+from tflint_perf.analysis.api.steps import GRADIENT_METHODS, OPTIMIZER_UPDATES, UPDATE_METHODS
+from tflint_perf.analysis.calls import CallGraph
+from tflint_perf.analysis.semantic import BindingKind, SemanticModel
+from tflint_perf.analysis.summaries import Summaries
+from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
 from tflint_perf.engine.walk import descendants
-
-UPDATE_METHODS = frozenset({"apply_gradients", "assign_sub", "assign_add", "assign", "minimize"})
-# Updates that need no proof that they use this tape's gradients when the
-# region opens no other tape (exercise notebooks leave ``tape.gradient`` as a TODO).
-OPTIMIZER_UPDATES = frozenset({"apply_gradients", "minimize"})
-# TensorFlow 1.x eager: ``grad_fn = tfe.implicit_value_and_gradients(loss_fn)``.
-IMPLICIT_GRADIENTS = (
-    ".implicit_value_and_gradients",
-    ".implicit_gradients",
-    ".value_and_gradients_function",
-    ".gradients_function",
-)
 
 
 @dataclass
 class TapeStep:
-    node: cst.With  # the ``with`` statement that opens the tape(s)
+    node: cst.CSTNode  # the ``with`` statement that opens the tape(s), or the step's statement
     tapes: Tuple[str, ...]  # the names it binds
     scope: Optional[cst.FunctionDef]  # None: module level
     loop: Optional[cst.CSTNode]  # innermost loop of its scope around it; None: the step is `scope`
@@ -50,47 +44,48 @@ class TapeStep:
     returns_gradients: bool = False  # `scope` returns the gradients; its callers apply them
 
 
-def is_gradient_tape(ctx, expr: cst.BaseExpression) -> bool:
-    qual = ctx.call_name(expr) or ""
-    return qual.startswith("tensorflow") and qual.endswith(".GradientTape")
-
-
-def tape_names(ctx, node: cst.With) -> Tuple[str, ...]:
-    """Names a ``with`` binds to new tapes (empty when it opens none)."""
-    out = []
-    for item in node.items:
-        if is_gradient_tape(ctx, item.item):
-            out.extend(target_names(item.asname.name) if item.asname is not None else ["?"])
-    return tuple(out)
-
-
 class TapeSteps:
     """Every training step of the module that records with a GradientTape."""
 
     def __init__(self, ctx) -> None:
         self.ctx = ctx
-        self.graph = ctx.shared(CallGraph)
-        self._applies: dict = {}
+        self.sem: SemanticModel = ctx.shared(SemanticModel)
+        self.values: Values = ctx.shared(Values)
+        self.graph: CallGraph = ctx.shared(CallGraph)
+        self.summaries: Summaries = ctx.shared(Summaries)
+        self._applies: Dict[cst.FunctionDef, Tuple[bool, bool]] = {}
         self.steps: List[TapeStep] = []
+        self.not_steps: List[cst.With] = []  # tapes whose gradients no update applies
         for node in ctx.nodes(cst.With):
-            tapes = tape_names(ctx, node)
+            tapes = self.tape_names(node)
             if tapes and not self._inside_other_tape(node):
                 step = self._step(node, tapes)
                 if step is not None:
                     self.steps.append(step)
+                else:
+                    self.not_steps.append(node)
         self.steps += self._implicit_steps()
+
+    def tape_names(self, node: cst.With) -> Tuple[str, ...]:
+        """Names a ``with`` binds to new tapes (empty when it opens none)."""
+        out: List[str] = []
+        for item in node.items:
+            if self.values.kind(item.item) is Kind.TAPE:
+                names = [b.name for b in self.sem.bindings_of(item)]
+                out.extend(names or ["?"])
+        return tuple(out)
 
     def _inside_other_tape(self, node: cst.With) -> bool:
         for parent in self.ctx.ancestors_of(node):
             if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
                 return False
-            if isinstance(parent, cst.With) and tape_names(self.ctx, parent):
+            if isinstance(parent, cst.With) and self.tape_names(parent):
                 return True
         return False
 
     def _step(self, node: cst.With, tapes: Tuple[str, ...]) -> Optional[TapeStep]:
-        scope = self.graph.scope_of(node)
-        loops = enclosing_loops(self.ctx, node)
+        scope = self.sem.function_of(node)
+        loops = self.sem.loops_around(node)
         for loop in loops:  # innermost first: gradients accumulated over an
             updates = self._updates(loop.body, node, tapes)  # inner loop apply outside it
             if updates:
@@ -104,21 +99,104 @@ class TapeSteps:
             return TapeStep(node, tapes, scope, None, (), returns_gradients=True)
         return None
 
+    # -- gradients flowing to an update ---------------------------------------------
+    def _gradient_names(self, region, start, tapes, grads: Set[str], end: int) -> Set[str]:
+        """Names bound in ``region`` from ``start`` on (before ``end``) to values
+        computed from the tapes' gradients."""
+        grads = set(grads)
+        first = self.ctx.span(start)[0]
+        bindings = [
+            b
+            for b in self.sem.bindings_in(region)
+            if first <= self.ctx.span(b.statement)[0] < end and "." not in b.name
+        ]
+        for _ in range(2):  # chains run forward; a second pass catches loop-carried ones
+            for binding in bindings:
+                value = binding.value if binding.plain else binding.source
+                if value is not None and self._from_gradients(value, tapes, grads):
+                    grads.add(binding.name)
+        return grads
+
+    def _updates(self, region, start, tapes, grads: Optional[Set[str]] = None):
+        """The calls in ``region``, from ``start`` on, that apply the tapes'
+        gradients: updates whose arguments use names bound from
+        ``tape.gradient(...)`` (or from a call that receives the tape), and
+        module functions that receive the tape and apply gradients themselves."""
+        ctx = self.ctx
+        first = ctx.span(start)[0]
+        end = ctx.span(region)[1] + 1
+        other_tapes = False
+        for node in self.ctx.nodes(cst.With):
+            where = ctx.span(node)[0]
+            if node is start or where < first or where >= end or not ctx.contains(region, node):
+                continue
+            if self.sem.function_of(node) is not self.sem.function_of(start):
+                continue
+            names = self.tape_names(node)
+            if set(names) & set(tapes):
+                end = where  # the name now holds the next step's tape
+                break
+            other_tapes = other_tapes or bool(names)
+        found = self._gradient_names(region, start, tapes, grads or set(), end)
+        updates, fallback = [], []
+        for call in self.graph.calls_in(self.sem.function_of(start)):
+            where = ctx.span(call)[0]
+            if where < first or where >= end or not ctx.contains(region, call):
+                continue
+            if self._is_update(call, tapes, found):
+                updates.append(call)
+            elif _method(call) in OPTIMIZER_UPDATES:
+                fallback.append(call)
+        if not updates and tapes and not other_tapes:
+            return tuple(fallback)
+        return tuple(updates)
+
+    def _from_gradients(self, value: cst.CSTNode, tapes, grads: Set[str]) -> bool:
+        if set(self.sem.reads(value)) & grads:
+            return True
+        return any(
+            isinstance(node, cst.Call) and _uses_tape(node, tapes)
+            for node in [value, *descendants(value, skip_scopes=True)]
+        )
+
+    def _is_update(self, call: cst.Call, tapes, grads: Set[str]) -> bool:
+        args = [arg.value for arg in call.args]
+        if _method(call) in UPDATE_METHODS:
+            return any(self._from_gradients(a, tapes, grads) for a in args) or any(
+                _is_name(a, tapes) for a in args
+            )
+        if any(_is_name(a, tapes) for a in args):
+            return self._applies_in(call, needs_tape=True)
+        # update_weights(gradients, model.weights): a module function applying them
+        gradients = any(self._from_gradients(a, (), grads) for a in args)
+        return gradients and self._applies_in(call, needs_tape=False)
+
+    def _applies_in(self, call: cst.Call, needs_tape: bool) -> bool:
+        """Whether a module function ``call`` runs applies gradients (and, for a
+        function handed the tape, computes them: ``gradient`` is called in it)."""
+        for target in self.graph.resolve(call):
+            if target not in self._applies:
+                effects = self.summaries.of(target).effects
+                methods = {_method(c) for c in self.graph.calls_in(target)}
+                computes = bool(effects & Effect.GRADIENTS or methods & GRADIENT_METHODS)
+                applies = bool(effects & Effect.UPDATE or methods & UPDATE_METHODS)
+                self._applies[target] = (computes, applies)
+            computes, applies = self._applies[target]
+            if applies and (computes or not needs_tape):
+                return True
+        return False
+
+    # -- gradients returned to the caller -------------------------------------------
     def _returns_gradients(self, func: cst.FunctionDef, start: cst.With, tapes) -> bool:
         """``return loss, tape.gradient(loss, model.trainable_variables)``."""
-        grads: set = set()
-        started = False
-        for node in descendants(func.body, skip_scopes=True):
-            started = started or node is start
-            if not started:
-                continue
-            if isinstance(node, cst.Assign) and self._from_gradients(node.value, tapes, grads):
-                for target in node.targets:
-                    grads.update(target_names(target.target))
-            elif isinstance(node, cst.Return) and node.value is not None:
-                if self._from_gradients(node.value, tapes, grads):
-                    return True
-        return False
+        end = self.ctx.span(func)[1] + 1
+        grads = self._gradient_names(func.body, start, tapes, set(), end)
+        first = self.ctx.span(start)[0]
+        return any(
+            self.ctx.span(r)[0] > first and self._from_gradients(r.value, tapes, grads)
+            for r in self.values.returns(func)
+            if r.value is not None
+        )
 
     def applies_result(self, call: cst.Call) -> bool:
         """Whether the gradients ``call`` returns are applied after it, in the
@@ -126,108 +204,32 @@ class TapeSteps:
         statement = self.ctx.parent(call)
         if not isinstance(statement, cst.Assign) or statement.value is not call:
             return False
-        grads = {n for t in statement.targets for n in target_names(t.target)}
-        loops = enclosing_loops(self.ctx, call)
-        scope = self.graph.scope_of(call)
+        grads = {b.name for b in self.sem.bindings_of(statement) if "." not in b.name}
+        loops = self.sem.loops_around(call)
+        scope = self.sem.function_of(call)
         region = loops[0].body if loops else scope.body if scope is not None else None
         return region is not None and bool(self._updates(region, statement, (), grads))
 
+    # -- TensorFlow 1.x eager ----------------------------------------------------------
     def _implicit_steps(self) -> List[TapeStep]:
-        """``loss, grads = grad_fn(x)`` (a TF1 eager implicit-gradient function)
-        followed by ``optimizer.apply_gradients(grads)`` in a loop."""
-        grad_fns = {
-            name
-            for node in self.ctx.nodes(cst.Assign)
-            if (self.ctx.call_name(node.value) or "").endswith(IMPLICIT_GRADIENTS)
-            for t in node.targets
-            for name in target_names(t.target)
-        }
+        """``loss, grads = grad_fn(x)`` (a TF1 eager gradient function) followed by
+        ``optimizer.apply_gradients(grads)`` in a loop."""
         out = []
-        for node in self.ctx.nodes(cst.Assign) if grad_fns else ():
+        for node in self.ctx.nodes(cst.Assign):
             value = node.value
-            if not (
-                isinstance(value, cst.Call)
-                and isinstance(value.func, cst.Name)
-                and _is_name(value.func, tuple(grad_fns))
-            ):
+            if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name):
                 continue
-            loops = enclosing_loops(self.ctx, node)
-            grads = {n for t in node.targets for n in target_names(t.target)}
+            if self.values.kind(value.func) is not Kind.GRADIENT_FUNCTION:
+                continue
+            loops = self.sem.loops_around(node)
+            grads = {b.name for b in self.sem.bindings_of(node) if b.kind is BindingKind.ASSIGNMENT}
             updates = self._updates(loops[0].body, node, (), grads) if loops else ()
             if updates:
                 statement = self.ctx.parent(node)
-                scope = self.graph.scope_of(node)
+                assert statement is not None  # an assignment is in a statement line
+                scope = self.sem.function_of(node)
                 out.append(TapeStep(statement, (), scope, loops[0], updates, value.func.value))
         return out
-
-    def _updates(self, region, start, tapes, grads: Optional[set] = None) -> Tuple[cst.Call, ...]:
-        """The calls in ``region``, from ``start`` on, that apply the tapes'
-        gradients: updates whose arguments use names bound from
-        ``tape.gradient(...)`` (or from a call that receives the tape), and
-        module functions that receive the tape and apply gradients themselves."""
-        grads = set(grads or ())
-        updates, fallback = [], []
-        started = False
-        other_tapes = False
-        for node in descendants(region, skip_scopes=True):
-            started = started or node is start
-            if not started:
-                continue
-            if isinstance(node, cst.With) and node is not start and tape_names(self.ctx, node):
-                if set(tape_names(self.ctx, node)) & set(tapes):
-                    break  # the name now holds the next step's tape
-                other_tapes = True
-            if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
-                if node.value is not None and self._from_gradients(node.value, tapes, grads):
-                    targets = node.targets if isinstance(node, cst.Assign) else [node]
-                    for target in targets:
-                        grads.update(target_names(target.target))
-            elif isinstance(node, (cst.For, cst.CompFor)):  # for g, v in zip(grads, ...)
-                if self._from_gradients(node.iter, tapes, grads):
-                    grads.update(target_names(node.target))
-            elif isinstance(node, cst.Call) and self._is_update(node, tapes, grads):
-                updates.append(node)
-            elif isinstance(node, cst.Call) and _method(node) in OPTIMIZER_UPDATES:
-                fallback.append(node)
-        if not updates and tapes and not other_tapes:
-            return tuple(fallback)
-        return tuple(updates)
-
-    def _from_gradients(self, value: cst.CSTNode, tapes, grads: set) -> bool:
-        for node in [value, *descendants(value)]:
-            if isinstance(node, cst.Name) and node.value in grads:
-                return True
-            if isinstance(node, cst.Call) and _uses_tape(node, tapes):
-                return True
-        return False
-
-    def _is_update(self, call: cst.Call, tapes, grads: set) -> bool:
-        func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value in UPDATE_METHODS:
-            return any(self._from_gradients(arg.value, tapes, grads) for arg in call.args) or any(
-                _is_name(arg.value, tapes) for arg in call.args
-            )
-        if any(_is_name(arg.value, tapes) for arg in call.args):
-            return self._applies_in(call, needs_tape=True)
-        # update_weights(gradients, model.weights): a module function applying them
-        gradients = any(self._from_gradients(arg.value, (), grads) for arg in call.args)
-        return gradients and self._applies_in(call, needs_tape=False)
-
-    def _applies_in(self, call: cst.Call, needs_tape: bool) -> bool:
-        """Whether the module function ``call`` runs applies gradients (and, for a
-        function handed the tape, computes them: ``gradient`` is called in it)."""
-        target = self.graph.resolve(call)
-        if target is None:
-            return False
-        if id(target) not in self._applies:
-            calls = {
-                n.func.attr.value
-                for n in descendants(target.body, skip_scopes=True)
-                if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)
-            }
-            self._applies[id(target)] = ("gradient" in calls, bool(UPDATE_METHODS & calls))
-        computes, applies = self._applies[id(target)]
-        return applies and (computes or not needs_tape)
 
 
 def _method(call: cst.Call) -> Optional[str]:
@@ -237,10 +239,10 @@ def _method(call: cst.Call) -> Optional[str]:
 def _uses_tape(call: cst.Call, tapes) -> bool:
     """``tape.gradient(...)``, or a call that is handed the tape."""
     func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value == "gradient":
+    if isinstance(func, cst.Attribute) and func.attr.value in GRADIENT_METHODS:
         return _is_name(func.value, tapes)
     return any(_is_name(arg.value, tapes) for arg in call.args)
 
 
-def _is_name(expr: cst.BaseExpression, names: Tuple[str, ...]) -> bool:
+def _is_name(expr: cst.BaseExpression, names) -> bool:
     return isinstance(expr, cst.Name) and expr.value in names

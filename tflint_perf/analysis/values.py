@@ -81,7 +81,7 @@ class Values:
                 return Kind.SCALAR
             if expr.value == "None":
                 return Kind.NONE
-            return self._of_bindings(self.sem.lookup_name(expr), depth)
+            return self._of_bindings(self.sem.origins(expr), depth)
         if isinstance(expr, cst.Attribute):
             return self._attribute(expr, depth)
         if isinstance(expr, cst.Call):
@@ -234,7 +234,7 @@ class Values:
 
     # -- attributes, calls, subscripts ------------------------------------------------
     def _attribute(self, expr: cst.Attribute, depth: int) -> Kind:
-        found = self.sem.lookup_name(expr)
+        found = self.sem.origins(expr)
         if found:
             return self._of_bindings(found, depth)
         qualname = self.ctx.qualname(expr)

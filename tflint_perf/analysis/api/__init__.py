@@ -50,6 +50,7 @@ class Kind(enum.Enum):
     STRATEGY = "distribution strategy"  # tf.distribute
     SESSION = "session"
     TAPE = "gradient tape"
+    GRADIENT_FUNCTION = "gradient function"  # TF 1.x eager: its calls return gradients
     HISTORY = "history"
     OTHER_MODEL = "other model"  # scikit-learn, XGBoost ... (their own predict)
     FIGURE = "figure"

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Dict
 
-from tflint_perf.analysis.api import Api, Effect, Kind, keras, numpy, others, tensorflow
+from tflint_perf.analysis.api import Api, Effect, Kind, keras, numpy, others, steps, tensorflow
 from tflint_perf.analysis.api.facts import merge, names
 
 FUNCTIONS: Dict[str, Api] = merge(
-    tensorflow.FUNCTIONS, keras.FUNCTIONS, numpy.FUNCTIONS, others.FUNCTIONS
+    tensorflow.FUNCTIONS, keras.FUNCTIONS, numpy.FUNCTIONS, others.FUNCTIONS, steps.FUNCTIONS
 )
 PREFIXES = tuple(
     sorted(
@@ -57,11 +57,14 @@ METHODS: Dict[Kind, Dict[str, Api]] = {
         names("element_spec output_shapes output_types", Api(Kind.UNKNOWN)),
     ),
     Kind.ITERATOR: names("get_next next", Api(Kind.TENSOR)),
+    # TF1: ``t.eval(feed_dict=...)``, ``op.run()`` run the graph in the default session.
+    Kind.GRAPH_OP: names("eval run", Api(Kind.UNKNOWN, Effect.RUNS_GRAPH)),
     Kind.TENSOR: merge(
         ARRAY_METHODS,
         names("numpy", Api(Kind.ARRAY)),
         names("assign assign_add assign_sub", Api(Kind.NONE, Effect.UPDATE)),
         names("get_shape", Api(Kind.UNKNOWN)),
+        names("eval", Api(Kind.UNKNOWN, Effect.RUNS_GRAPH)),  # TF1 graph tensors
     ),
     Kind.VARIABLE: merge(
         ARRAY_METHODS,

@@ -126,6 +126,11 @@ FUNCTIONS = merge(
         "tensorflow.train.Saver": Api(Kind.UNKNOWN, E.BUILDS | E.GRAPH_GROWTH),
         "tensorflow.reset_default_graph": Api(Kind.NONE, E.RESETS),
         "tensorflow.disable_eager_execution": NOTHING,
+        # graph bookkeeping that adds no op to the graph
+        "tensorflow.set_random_seed": NOTHING,
+        "tensorflow.get_variable_scope": OTHER,
+        "tensorflow.variable_scope": OTHER,
+        "tensorflow.make_template": OTHER,
         "tensorflow.disable_v2_behavior": NOTHING,
     },
     names(
@@ -165,6 +170,8 @@ FUNCTIONS = merge(
     {
         "tensorflow.data.Options": OTHER,
         "tensorflow.data.AUTOTUNE": Api(Kind.SCALAR),
+        "tensorflow.data.make_one_shot_iterator": Api(Kind.ITERATOR),
+        "tensorflow.data.make_initializable_iterator": Api(Kind.ITERATOR),
         "tensorflow.data.experimental.AUTOTUNE": Api(Kind.SCALAR),
         "tensorflow_datasets.load": Api(Kind.DATASET, E.IO | E.DOWNLOAD),
         "tensorflow_datasets.as_numpy": Api(Kind.ITERATOR),
@@ -209,6 +216,10 @@ PREFIXES = (
     ("tensorflow.contrib.", OTHER),
     ("tensorflow.logging.", NOTHING),
     ("tensorflow.app.", OTHER),
+    ("tensorflow.compat.", OTHER),  # compat.as_str ... (v1/v2 are canonicalised away)
+    ("tensorflow.python_io.", OTHER),
+    ("tensorflow.sysconfig.", OTHER),
+    ("tensorflow.version.", OTHER),
     ("tensorflow.flags.", OTHER),
     ("tensorflow.gfile.", Api(Kind.UNKNOWN, E.IO)),
     ("tensorflow.strings.", EAGER_TENSOR),
