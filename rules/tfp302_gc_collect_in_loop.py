@@ -215,7 +215,7 @@ class GcCollectInLoop(Rule):
         """(``if <x> % N == 0``, N) with a literal N, between ``node`` and its
         loop (or function)."""
         for parent in self.ctx.ancestors_of(node):
-            if isinstance(parent, (*LOOPS, *SCOPE_NODES)):
+            if isinstance(parent, (LOOPS, SCOPE_NODES)):
                 return None
             if isinstance(parent, cst.If):
                 for sub in [parent.test, *descendants(parent.test)]:
@@ -393,7 +393,7 @@ def _outside_inner_loops(loop: Loop) -> Iterator[cst.CSTNode]:
         node = stack.pop()
         for child in children(node):
             yield child
-            if not isinstance(child, (*LOOPS, *SCOPE_NODES)):
+            if not isinstance(child, (LOOPS, SCOPE_NODES)):
                 stack.append(child)
 
 
