@@ -187,12 +187,12 @@ class RebuiltInLoop(Rule):
                 if not facts.sem.loops_around(call) and facts.item(call) is not None:
                     self.silent(call, Reason.RUNS_ONCE, "built once, in no loop")
 
-    def report(self, node, message=None, fix=None, detail="", **fields) -> None:
+    def report(self, node, message=None, fix=None, detail="", extra=None, **fields) -> None:
         """Test code (a test module, a ``TestCase``) builds models on purpose."""
         if in_test_code(self.ctx, node):
             self.silent(node, Reason.TEST_CODE, "test code builds what it tests")
             return
-        super().report(node, message=message, fix=fix, detail=detail, **fields)
+        super().report(node, message=message, fix=fix, detail=detail, extra=extra, **fields)
 
 
 def _outermost(found: List[Optional[Item]], ctx) -> List[Item]:
