@@ -13,8 +13,8 @@ import tensorflow as tf
 STEPS = 10
 
 
-def train(model, x, y):
-    for step in range(STEPS):
+def train(model, x, y, steps=STEPS):
+    for step in range(steps):
         loss = model.train_on_batch(x, y)
         if step % 5 == 0:
             gc.collect()

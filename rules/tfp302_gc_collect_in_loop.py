@@ -37,7 +37,7 @@ STEP_EFFECTS = (
 )
 _STEP = re.compile(keras.STEP_FUNCTION_NAME)
 _CALLERS_DEPTH = 4  # helpers followed up to their callers' loops
-Loop = Union[cst.For, cst.While]
+Loop = Union["cst.For", "cst.While"]
 
 
 class Pace(enum.Enum):

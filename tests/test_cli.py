@@ -81,6 +81,10 @@ def test_text_output_and_exit_code(project, cli_env):
         "3 | x = tf.constant(1.0)",
         '4 | tf.config.set_visible_devices([], "GPU")',
         "  | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        "info: TensorFlow raises RuntimeError (Visible devices cannot be modified after being"
+        " initialized); wrapped in `try/except RuntimeError` it fails silently and the setting"
+        " does not apply.",
+        "      The runtime started at line 3: `tf.constant()`.",
         "help: Move the device configuration before the first initialising statement",
         "  |",
         "2 |",
@@ -130,7 +134,7 @@ def test_json_keys(project, cli_env):
 def test_github_format(project, cli_env):
     result = run(["check", "--format", "github", "bad.py"], project, cli_env)
     assert result.stdout.startswith(
-        "::warning file=bad.py,line=4,endLine=4,col=1,endColumn=41,title=TFP301 `tf.config."
+        "::warning file=bad.py,line=4,endLine=4,col=1,endColumn=41,title=TFP301 `set_visible_devices()` after `tf.constant()`"
     )
 
 

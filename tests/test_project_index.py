@@ -60,7 +60,7 @@ def test_exports_are_computed_on_demand_and_follow_imports(tmp_path):
     index = Index(Tree(files))
     wrap = str(tmp_path / "wrap.py")
     facts = index.facts(wrap, "net.score")
-    assert facts["effects"] == ["INFERENCE"]
+    assert facts["effects"] == ["INFERENCE", "INITS_RUNTIME"]  # a model call starts it
     assert facts["uses"] == {"INFERENCE": {"x": {"one_sample": True}}}
     assert index.facts(str(tmp_path / "unused.py"), "wrap.best")["uses"] == {
         "INFERENCE": {"s": {"one_sample": True}}

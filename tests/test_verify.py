@@ -629,7 +629,7 @@ def test_every_rule_declares_its_verification_and_verify_holds_no_rule_code():
         assert not hasattr(rule, "verify_roles"), rule.code
         if spec.purpose is Purpose.FAILURE:
             assert spec.observe is not None, rule.code
-        elif not rule.fixable:
+        elif not rule.fixable and not spec.unmeasurable:
             assert spec.rewrite is not None, f"{rule.code}: nothing to measure against"
     verify_dir = Path(verify_cli.__file__).parent
     for module in verify_dir.glob("*.py"):
@@ -1080,3 +1080,12 @@ def test_a_fix_that_adds_a_function_next_to_the_flagged_one(tmp_path):
     _run(tmp_path, path, [finding])
     v = finding.extra["verify"]
     assert v["equal"] is True and "`train_epoch` at its call site" in v["where"], v
+
+
+def test_a_rule_that_cannot_be_measured_says_why(tmp_path):
+    path = _write(tmp_path, "one.py", "x = 1\nprint(x)\n")
+    finding = _finding(path, 1, code="TFP404")
+    _run(tmp_path, path, [finding])
+    v = finding.extra["verify"]
+    assert v["status"] == "unverified", v
+    assert "TFP404 cannot be measured: batching the samples changes the updates" in v["reason"]

@@ -45,6 +45,7 @@ from tflint_perf.analysis.dataset_work import NOTHING, ElementWork
 from tflint_perf.analysis.semantic import Binding, BindingKind, SemanticModel
 from tflint_perf.analysis.trips import Trips
 from tflint_perf.engine import cst
+from tflint_perf.engine.nodes import node_types
 
 # Re-exported: the rules read these with the pipelines.
 __all__ = ["Container", "Pipeline", "Pipelines", "Step", "autotune_expr", "parallel_step"]
@@ -406,12 +407,8 @@ class Pipelines:
         return self.ctx.shared(Values)
 
 
-_ONE_SPLIT = (
-    cst.SimpleString,
-    cst.ConcatenatedString,
-    cst.FormattedString,
-    cst.Attribute,
-    cst.BinaryOperation,
+_ONE_SPLIT = node_types(
+    "SimpleString", "ConcatenatedString", "FormattedString", "Attribute", "BinaryOperation"
 )
 
 

@@ -83,3 +83,6 @@ class Verification:
     timing: Timing = Timing.WARM
     needs_gpu: bool = False  # nothing to observe or time without a GPU
     observe: Optional[Observe] = None  # FAILURE: what shows the failure
+    # Why no variant can be measured at all (the fix changes what is computed
+    # by design): --verify says so instead of timing anything.
+    unmeasurable: str = ""

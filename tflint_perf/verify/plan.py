@@ -114,6 +114,8 @@ def _variant(finding: Finding, source: str, spec: Verification) -> Tuple[Optiona
         return list(finding.fix.edits), "fix"
     if spec.purpose is Purpose.FAILURE:
         return None, "fix"
+    if spec.rewrite is None and spec.unmeasurable:
+        raise Unverifiable(f"{finding.code} cannot be measured: {spec.unmeasurable}")
     if spec.rewrite is None:
         raise Unverifiable(
             f"{finding.code} has no fix here and no verification rewrite to measure against"
