@@ -165,6 +165,24 @@ def _kill_tree(proc) -> None:
         proc.kill()
 
 
+LONG_LINES = 7000
+
+
+def long_module(lines: int) -> str:
+    """A module of ``lines`` lines that starts the runtime at the top and sets
+    memory growth at the end: one TFP301 whose hoist fix spans the whole file."""
+    body = [f"v{i} = tf.constant({i}) * 2" for i in range(lines - 4)]
+    return "\n".join(
+        [
+            "import tensorflow as tf",
+            *body,
+            "for gpu in tf.config.list_physical_devices('GPU'):",
+            "    tf.config.experimental.set_memory_growth(gpu, True)",
+            "",
+        ]
+    )
+
+
 def best_of(cmd: List[str], times: int, env=None, cwd=None):
     """The fastest wall time and the smallest CPU time of ``times`` runs."""
     wall = cpu = float("inf")
@@ -481,6 +499,10 @@ def main(argv=None) -> int:
                 handle.write(CLEAN_FILE)
             cached = lint_one + ["--cache-dir", cache, small_rel]
             subprocess.run(cached, stdout=subprocess.DEVNULL, env=env, cwd=str(ROOT), check=False)
+            # Issue 21.11: TFP301/TFP303's fix builder was quadratic in the module's length.
+            long_file = os.path.join(cache, "long_module.py")
+            with open(long_file, "w", encoding="utf-8") as handle:
+                handle.write(long_module(LONG_LINES))
             cases = [
                 ("`python -c pass`", [py, "-c", "pass"]),
                 ('`python -c "import libcst"`', [py, "-c", "import libcst"]),
@@ -493,6 +515,10 @@ def main(argv=None) -> int:
                     lint_one + ["--no-cache", small_rel],
                 ),
                 (f"`tflint-perf check {small_rel}`, answered from the cache", cached),
+                (
+                    f"`tflint-perf check --no-cache` a {LONG_LINES:,}-line module (TFP301 with its fix)",
+                    lint_one + ["--no-cache", long_file],
+                ),
             ]
             small = [(label, *best_of(cmd, 9, env, str(ROOT))) for label, cmd in cases]
 
