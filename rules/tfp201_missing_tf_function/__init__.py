@@ -19,6 +19,7 @@ from tflint_perf.engine.verification import Verification
 
 from .agent_train import AgentTrain
 from .common import Facts
+from .imported import ImportedSteps
 from .inline import InlineSteps
 from .step_functions import StepFunctions
 
@@ -147,10 +148,13 @@ class MissingTfFunction(Rule):
     fix_summary = "safe / unsafe"  # the README's Fix column
     # For --verify: the step is timed at its call site, eager against the fix.
     verification = Verification()
+    reads_project = True  # a step function of another module of the tree, called in a loop here
 
     def finish(self) -> None:
         ctx = self.ctx
         if not ctx.imports.uses_tensorflow:
+            if ctx.project is not None and ctx.project.forced:
+                ImportedSteps(Facts(self)).check()  # a loop here, the step elsewhere
             return
         steps = ctx.shared(TapeSteps)
         if ctx.shared(Summaries).graph_mode and not _eager_on(ctx):
@@ -170,6 +174,7 @@ class MissingTfFunction(Rule):
                 functions.check(step.scope, step)
         for tape in steps.not_steps:
             self.silent(tape, Reason.NOT_WORK, "its gradients are never applied by an update")
+        ImportedSteps(facts).check()
         if ctx.imports.imports_any("tf_agents"):
             AgentTrain(facts).check()
         if ctx.recording:
