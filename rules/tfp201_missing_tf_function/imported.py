@@ -11,7 +11,10 @@ none is offered here.
 
 from __future__ import annotations
 
+from tflint_perf.analysis import api
+from tflint_perf.analysis.api import Kind
 from tflint_perf.analysis.exports import defined_in
+from tflint_perf.analysis.semantic import BindingKind
 from tflint_perf.analysis.testcode import in_test_code
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import dotted
@@ -39,7 +42,10 @@ class ImportedSteps:
     def _check(self, call: cst.Call, found: dict, step: dict) -> None:
         rule, reach = self.rule, self.facts.reach
         where = f"{defined_in(self.ctx, found)}, line {found.get('line', '?')}"
-        if step.get("compiled"):
+        rebound = self._rebound(call)
+        if rebound is not None:
+            rule.silent(call, *rebound)
+        elif step.get("compiled"):
             rule.silent(call, Reason.COMPILED, f"compiled in its module ({where})")
         elif step.get("reported"):
             rule.silent(call, Reason.ALREADY_DONE, f"reported in its module ({where})")
@@ -57,12 +63,34 @@ class ImportedSteps:
             else:
                 self._report(call, where, hot)
 
+    def _rebound(self, call: cst.Call):
+        """Why the name called is not (only) the import: ``train_step =
+        tf.function(train_step)`` compiles it here; anything else is unknown. (A
+        method of an instance of an imported class is read through the instance.)"""
+        if self.ctx.qualname(call.func) is None:
+            return None
+        root = call.func
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if not isinstance(root, cst.Name):
+            return Reason.UNRESOLVED, "not a name of an import"
+        others = [b for b in self.facts.sem.lookup_name(root) if b.kind is not BindingKind.IMPORT]
+        if not others:
+            return None
+        if any(
+            isinstance(b.value, cst.Call)
+            and api.returns(self.ctx.call_name(b.value)) is Kind.TF_FUNCTION
+            for b in others
+        ):
+            return Reason.COMPILED, "wrapped in a compiling function here"
+        return Reason.UNRESOLVED, "the imported name is rebound here"
+
     def _report(self, call: cst.Call, where: str, hot) -> None:
         facts = self.facts
         spelling = facts.spelling()
         name = dotted(call.func) or "step"
         headline = fit(
-            f"`{name}()` is an eager training step from `{where.split(',')[0]}`: "
+            f"`{name}()` (`{where.split(',')[0]}`) is an eager training step: "
             f"decorate it there with `@{spelling}`",
             f"`{name}()` is an eager training step: decorate it with `@{spelling}` where defined",
         )
