@@ -35,9 +35,8 @@ class ImportedSteps:
             return
         for call in self.ctx.nodes(cst.Call):
             found = self.facts.graph.external(call)
-            step = found.get("step") if found is not None else None
-            if isinstance(step, dict):
-                self._check(call, found, step)
+            if found is not None and isinstance(found.get("step"), dict):
+                self._check(call, found, found["step"])
 
     def _check(self, call: cst.Call, found: dict, step: dict) -> None:
         rule, reach = self.rule, self.facts.reach

@@ -160,7 +160,7 @@ def _pipeline_facts(ctx, func: cst.FunctionDef) -> List[Facts]:
     for p in ctx.shared(Pipelines).returned(func):
         if p.param is not None or p.container is not None:
             return []
-        last = p.last.func.attr.value if _is_method_call(p.last) else None  # type: ignore[attr-defined]
+        last = _method_name(p.last)
         out.append(
             {
                 "origin": p.origin.value if p.origin is not None else None,
@@ -179,8 +179,11 @@ def _pipeline_facts(ctx, func: cst.FunctionDef) -> List[Facts]:
     return out
 
 
-def _is_method_call(node: cst.CSTNode) -> bool:
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+def _method_name(node: cst.CSTNode) -> Optional[str]:
+    """``batch`` for ``ds.batch(32)``; None for a constructor or anything else."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        return node.func.attr.value
+    return None
 
 
 def _parameters_called_in_loops(ctx, func: cst.FunctionDef) -> Dict[str, Facts]:
