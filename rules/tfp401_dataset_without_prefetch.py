@@ -45,7 +45,11 @@ class DatasetWithoutPrefetch(Rule):
     (`ds = ds.batch(32)`), the functions of the module that build and
     return it (also `return train, valid`), and the functions it is passed
     to (their parameters hold what each caller passes). The finding points
-    at the last transformation.
+    at the last transformation. A pipeline a function of another module of
+    the linted tree builds and returns (`from pkg.data import make_dataset`)
+    is reported where it is consumed, at the call that returns it; the
+    detail names the step that ends it there (no fix: the prefetch belongs
+    in that module, where every consumer gets it).
 
     Silent for in-memory data with no map or a cheap one (a cast, a
     division, a dict repack), for TensorFlow Datasets with only

@@ -58,6 +58,12 @@ class MissingTfFunction(Rule):
       loop. Not for Keras, TensorFlow or TF-Agents subclasses (their
       framework calls them), nor for a `train_step`/`test_step` of a class
       with a base the linter cannot read (it may be a Keras model);
+    - a step function or method of another module of the linted tree
+      (`from pkg.model import train_step`), called here in a loop: reported
+      at the call, with the advice to decorate it where it is defined (no
+      fix: it belongs in the other module). Silent when that module
+      compiles it, already reports it, or this one rebinds the name
+      (`train_step = tf.function(train_step)`);
     - TensorFlow 1.x eager: `loss, grads = grad_fn(x)` from
       `tfe.implicit_value_and_gradients` and `apply_gradients(grads)` in a
       loop (reported at the call);
