@@ -7,6 +7,7 @@ from typing import ClassVar, Optional, Tuple
 from tflint_perf.analysis.api.tfdata import Role
 from tflint_perf.analysis.dataset_use import Consumption, DatasetUse, Use, UseKind
 from tflint_perf.analysis.datasets import Pipeline, Pipelines, autotune_expr
+from tflint_perf.analysis.exports import defined_in
 from tflint_perf.analysis.testcode import in_test_code
 from tflint_perf.engine import cst
 from tflint_perf.engine.reasons import Reason
@@ -44,7 +45,11 @@ class DatasetWithoutPrefetch(Rule):
     (`ds = ds.batch(32)`), the functions of the module that build and
     return it (also `return train, valid`), and the functions it is passed
     to (their parameters hold what each caller passes). The finding points
-    at the last transformation.
+    at the last transformation. A pipeline a function of another module of
+    the linted tree builds and returns (`from pkg.data import make_dataset`)
+    is reported where it is consumed, at the call that returns it; the
+    detail names the step that ends it there (no fix: the prefetch belongs
+    in that module, where every consumer gets it).
 
     Silent for in-memory data with no map or a cheap one (a cast, a
     division, a dict repack), for TensorFlow Datasets with only
@@ -110,6 +115,7 @@ class DatasetWithoutPrefetch(Rule):
     fix_summary = "safe"  # the README's Fix column
     #: For --verify: the pipeline is iterated with and without the fix.
     verification: ClassVar[Verification] = Verification()
+    reads_project = True  # a pipeline built and returned by another module of the tree
 
     def finish(self) -> None:
         pipelines = self.ctx.shared(Pipelines)
@@ -181,12 +187,46 @@ class DatasetWithoutPrefetch(Rule):
         last = _method(p.last)
         autotune = autotune_expr(ctx)
         spelled = autotune or "tf.data.AUTOTUNE"
+        if p.elsewhere is not None and p.last is p.source:
+            self._report_built_elsewhere(uses, c, p, anchor, spelled)
+            return
         headline = self.message.format(last=last, autotune=spelled)
         if len(headline) > 100:  # a long alias or step name: the advice, then the step
             headline = f"No final `.prefetch()`: append `.prefetch({spelled})`"
         if len(headline) > 100:
             headline = f"No final `.prefetch()` after `.{last}()`"[:100]
-        line = ctx.line_ref(ctx.position(c.site).start.line)
+        detail = "\n".join([self._work_and_consumer(uses, c, p), _WHY])
+        self.report(anchor, message=headline, detail=detail, fix=self._fix(p.last, autotune))
+
+    def _report_built_elsewhere(
+        self, uses: DatasetUse, c: Consumption, p: Pipeline, anchor, spelled: str
+    ) -> None:
+        """A pipeline another module builds and returns, consumed here: reported at
+        the call that brings it here (the project index says what it is there)."""
+        assert p.elsewhere is not None
+        ctx = self.ctx
+        builder = _method(p.last)
+        there = defined_in(ctx, {"path": p.elsewhere.path})
+        headline = (
+            f"`{builder}()` returns a pipeline with no final `.prefetch()`: append it in {there}"
+        )
+        if len(headline) > 100:
+            headline = f"`{builder}()` returns a pipeline with no final `.prefetch()`"[:100]
+        step = f"`.{p.elsewhere.last}()`" if p.elsewhere.last else "its last step"
+        detail = "\n".join(
+            [
+                self._work_and_consumer(uses, c, p),
+                f"`{builder}()` builds it in {there}, where {step} at line {p.elsewhere.line} "
+                f"ends it: append `.prefetch({spelled})` there.",
+                _WHY,
+                "Not fixed automatically: the pipeline is built in another module, where the "
+                "prefetch serves every consumer.",
+            ]
+        )
+        self.report(anchor, message=headline, detail=detail)
+
+    def _work_and_consumer(self, uses: DatasetUse, c: Consumption, p: Pipeline) -> str:
+        line = self.ctx.line_ref(self.ctx.position(c.site).start.line)
         where = {
             UseKind.FIT: f"`{_method(c.site)}()` at {line} iterates it",
             UseKind.LOOP: f"the loop at {line} {uses.step_evidence(c.site) or 'iterates it'}",
@@ -194,14 +234,7 @@ class DatasetWithoutPrefetch(Rule):
             UseKind.TF1_ITERATOR: f"the TF1 iterator at {line} feeds the graph's steps",
         }[c.kind]
         serial = " (some of it on one thread)" if p.serial else ""
-        detail = "\n".join(
-            [
-                f"Per-element work: {p.work}{serial}; {where}.",
-                "Without a prefetch buffer at the end, preparing the next batch and running "
-                "the step take turns; a final prefetch overlaps them.",
-            ]
-        )
-        self.report(anchor, message=headline, detail=detail, fix=self._fix(p.last, autotune))
+        return f"Per-element work: {p.work}{serial}; {where}."
 
     def _fix(self, call: cst.CSTNode, autotune: Optional[str]) -> Optional[Fix]:
         if autotune is None:
@@ -211,6 +244,12 @@ class DatasetWithoutPrefetch(Rule):
             (Edit(end.line, end.column, end.line, end.column, f".prefetch({autotune})"),),
             message=f"Append `.prefetch({autotune})`",
         )
+
+
+_WHY = (
+    "Without a prefetch buffer at the end, preparing the next batch and running "
+    "the step take turns; a final prefetch overlaps them."
+)
 
 
 def _anchor(last: cst.CSTNode) -> cst.CSTNode:

@@ -79,3 +79,64 @@ def test_an_import_cycle_gives_no_facts_rather_than_looping(tmp_path):
     )
     index = Index(Tree(files))
     assert index.facts(str(tmp_path / "a.py"), "b.g") is None
+
+
+STEP = (
+    "import tensorflow as tf\n"
+    "{decorator}def {name}(model, opt, x, y):\n"
+    "    with tf.GradientTape() as tape:\n"
+    "        loss = tf.reduce_mean(model(x) - y)\n"
+    "    grads = tape.gradient(loss, model.trainable_variables)\n"
+    "    opt.apply_gradients(zip(grads, model.trainable_variables))\n"
+    "    return loss\n"
+)
+
+
+def test_a_function_holding_a_tape_step_exports_it(tmp_path):
+    """TFP201 across modules: the step, whether its module compiles or reports it."""
+    keras_step = STEP.replace("def ", "    def ").replace("\n    ", "\n        ")
+    files = write(
+        tmp_path,
+        {
+            "steps.py": STEP.format(decorator="", name="eager_step")
+            + STEP.format(decorator="@tf.function\n", name="compiled_step")
+            + STEP.format(decorator="", name="looped_step")
+            + "for x, y in batches:\n    looped_step(m, o, x, y)\n"
+            + "class Net(tf.keras.Model):\n"
+            + keras_step.split("\n", 1)[1].format(decorator="", name="train_step"),
+            "user.py": "import steps\n",
+        },
+    )
+    index = Index(Tree(files))
+    user = str(tmp_path / "user.py")
+    assert index.facts(user, "steps.eager_step")["step"] == {"compiled": False, "reported": False}
+    assert index.facts(user, "steps.compiled_step")["step"]["compiled"] is True
+    assert index.facts(user, "steps.looped_step")["step"]["reported"] is True
+    assert "step" not in (index.facts(user, "steps.Net.train_step") or {})  # fit() compiles it
+
+
+def test_a_function_returning_a_pipeline_exports_its_facts(tmp_path):
+    """TFP401 across modules: the returned pipeline's facts and where it ends."""
+    files = write(
+        tmp_path,
+        {
+            "data.py": "import tensorflow as tf\n"
+            "def make(files):\n"
+            "    ds = tf.data.TFRecordDataset(files).map(tf.io.parse_tensor)\n"
+            "    return ds.batch(32)\n"
+            "def ready(files):\n"
+            "    return make(files).prefetch(tf.data.AUTOTUNE)\n"
+            "def batched(ds):\n"
+            "    return ds.batch(32)\n",
+            "user.py": "import data\n",
+        },
+    )
+    index = Index(Tree(files))
+    user = str(tmp_path / "user.py")
+    (made,) = index.facts(user, "data.make")["pipelines"]
+    assert made["batched"] and not made["prefetched"] and made["serial"]
+    assert made["work"] == "`TFRecordDataset` file reads"
+    assert (made["last"], made["line"], made["batch_size"]) == ("batch", 4, 32)
+    (ready,) = index.facts(user, "data.ready")["pipelines"]
+    assert ready["prefetched"] and ready["last"] == "prefetch"
+    assert "pipelines" not in (index.facts(user, "data.batched") or {})  # a parameter's pipeline

@@ -8,8 +8,12 @@ workers: the same findings either way, pinned in the case's expected.txt.
 import pytest
 
 from fixture_cases import project_cases, project_expected, project_files, render_project
+from tflint_perf.engine.linter import lint_source
+from tflint_perf.engine.project import ProjectView
+from tflint_perf.rules import all_rules
 from tflint_perf.run.config import Settings
 from tflint_perf.run.parallel import lint_files
+from tflint_perf.run.project import Index, Tree, module_of
 
 CASES = project_cases()
 
@@ -44,3 +48,29 @@ def test_each_file_alone_misses_the_cross_module_finding(case, monkeypatch):
     for path in project_files(case):
         alone += render_project(case, lint_files([path], Settings(root=case), jobs=1)[0].findings)
     assert sorted(alone) != lint_case(case, 1, monkeypatch)
+
+
+NEAR_MISSES = [  # (case, file, line, rule, the reason it records for staying silent)
+    ("ok_tfp201_compiled_in_other_module", "pkg/train.py", 10, "TFP201", "compiled"),
+    ("ok_tfp201_compiled_where_imported", "pkg/train.py", 13, "TFP201", "compiled"),
+    ("ok_tfp401_prefetched_in_other_module", "pkg/train.py", 19, "TFP401", "already-done"),
+]
+
+
+@pytest.mark.parametrize("name, rel, line, code, reason", NEAR_MISSES)
+def test_a_cross_module_near_miss_records_why_it_is_silent(name, rel, line, code, reason):
+    """The other module's facts make the rule look, and say why it does not report."""
+    case = next(c for c in CASES if c.name == name)
+    files = project_files(case)
+    tree, path = Tree(files), str(case / rel)
+    index = Index(tree)
+    view = ProjectView(
+        module_of(path)[2],
+        lambda q: index.facts(path, q),
+        lambda n: tree.locate(path, n) is not None,
+    )
+    silences: list = []
+    source = (case / rel).read_text()
+    assert lint_source(source, path, all_rules(), silences=silences, project=view) == []
+    recorded = {s.reason.value for s in silences if s.code == code and s.line == line}
+    assert reason in recorded

@@ -19,6 +19,7 @@ from tflint_perf.engine.verification import Verification
 
 from .agent_train import AgentTrain
 from .common import Facts
+from .imported import ImportedSteps
 from .inline import InlineSteps
 from .step_functions import StepFunctions
 
@@ -57,6 +58,12 @@ class MissingTfFunction(Rule):
       loop. Not for Keras, TensorFlow or TF-Agents subclasses (their
       framework calls them), nor for a `train_step`/`test_step` of a class
       with a base the linter cannot read (it may be a Keras model);
+    - a step function or method of another module of the linted tree
+      (`from pkg.model import train_step`), called here in a loop: reported
+      at the call, with the advice to decorate it where it is defined (no
+      fix: it belongs in the other module). Silent when that module
+      compiles it, already reports it, or this one rebinds the name
+      (`train_step = tf.function(train_step)`);
     - TensorFlow 1.x eager: `loss, grads = grad_fn(x)` from
       `tfe.implicit_value_and_gradients` and `apply_gradients(grads)` in a
       loop (reported at the call);
@@ -147,10 +154,13 @@ class MissingTfFunction(Rule):
     fix_summary = "safe / unsafe"  # the README's Fix column
     # For --verify: the step is timed at its call site, eager against the fix.
     verification = Verification()
+    reads_project = True  # a step function of another module of the tree, called in a loop here
 
     def finish(self) -> None:
         ctx = self.ctx
         if not ctx.imports.uses_tensorflow:
+            if ctx.project is not None and ctx.project.forced:
+                ImportedSteps(Facts(self)).check()  # a loop here, the step elsewhere
             return
         steps = ctx.shared(TapeSteps)
         if ctx.shared(Summaries).graph_mode and not _eager_on(ctx):
@@ -170,6 +180,7 @@ class MissingTfFunction(Rule):
                 functions.check(step.scope, step)
         for tape in steps.not_steps:
             self.silent(tape, Reason.NOT_WORK, "its gradients are never applied by an update")
+        ImportedSteps(facts).check()
         if ctx.imports.imports_any("tf_agents"):
             AgentTrain(facts).check()
         if ctx.recording:

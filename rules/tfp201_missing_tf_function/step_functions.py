@@ -59,7 +59,7 @@ class StepFunctions:
             risks = [Problem(Severity.HAZARD, UNSEEN, "")] if _data_params(func) else []
         else:
             assert hot is not None
-            risks = self._call_site_risks(hot.calls[0])
+            risks = self.call_site_risks(hot.calls[0])
         self._report(func, hot, agent, risks)
 
     def _quiet(self, func: cst.FunctionDef, step: TapeStep) -> None:
@@ -161,7 +161,7 @@ class StepFunctions:
                 return HotLoop(hot.loop, (call,) + hot.calls)
         return None
 
-    def _call_site_risks(self, call: cst.Call) -> List[Problem]:
+    def call_site_risks(self, call: cst.Call) -> List[Problem]:
         """Arguments that retrace the compiled step: the innermost loop's
         counter, what an outer loop iterates over (another model, an epoch
         number), a Python number or a new model or optimizer a loop assigns,

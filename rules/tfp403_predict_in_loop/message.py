@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Tuple
 
+from tflint_perf.analysis.exports import defined_in
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import dotted
 
@@ -34,7 +35,7 @@ def message(
     arg = f"`{_clip(ctx.code(site.sample), 50)}`"
     lines = [f"The input {arg} is one sample{_chain(ctx, site, at, call)}; {cost}."]
     if inference.external is not None:
-        where = f"{_relative(ctx, inference.external)}, line {inference.external.get('line')}"
+        where = f"{defined_in(ctx, inference.external)}, line {inference.external.get('line')}"
         made = "makes it one sample and " if inference.made_inside else ""
         lines = [
             f"`{_clip(dotted(call.func) or method, 40)}()` ({where}) {made}runs Keras inference "
@@ -83,7 +84,7 @@ def message(
         facts, handing = site.handoff
         loop = _first_loop_line(facts)
         lines.append(
-            f"Repeated by the loop of {_spell(ctx, handing)} ({_relative(ctx, facts)}, line {loop}), "
+            f"Repeated by the loop of {_spell(ctx, handing)} ({defined_in(ctx, facts)}, line {loop}), "
             "which calls it on each iteration."
         )
     if len(head) > LIMIT:
@@ -107,14 +108,6 @@ def _external_head(spelled: str, shape: Shape) -> str:
 def _first_loop_line(facts: dict) -> object:
     looped = facts.get("calls_in_loop") or {}
     return min((info.get("line", 0) for info in looped.values()), default="?")
-
-
-def _relative(ctx, facts: dict) -> str:
-    """Where another module's function is, relative to this file's folder."""
-    import os
-
-    path = str(facts.get("path", "?"))
-    return os.path.relpath(path, os.path.dirname(os.path.abspath(ctx.path))).replace(os.sep, "/")
 
 
 def _where(ctx, site: Site) -> str:

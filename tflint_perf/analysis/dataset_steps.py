@@ -48,6 +48,16 @@ class Step:
 
 
 @dataclass(frozen=True)
+class Elsewhere:
+    """Where a pipeline built by another module of the tree ends (its facts come
+    from that module's exports)."""
+
+    path: str
+    line: int  # of its last step there
+    last: str  # the method of that step (``batch``), or ""
+
+
+@dataclass(frozen=True)
 class Pipeline:
     """One dataset value: where it starts, its last step, its state."""
 
@@ -71,6 +81,7 @@ class Pipeline:
     param: Optional[Tuple[cst.FunctionDef, str]] = None
     annotated: bool = False  # the parameter is annotated ``tf.data.Dataset``
     steps: Tuple[Step, ...] = ()
+    elsewhere: Optional[Elsewhere] = None  # built by another module: where it ends there
 
     @property
     def tiny(self) -> bool:

@@ -33,6 +33,7 @@ from tflint_perf.analysis.api.tfdata import Role, Source
 from tflint_perf.analysis.calls import CallGraph
 from tflint_perf.analysis.dataset_steps import (
     Container,
+    Elsewhere,
     Found,
     Pipeline,
     Step,
@@ -48,7 +49,15 @@ from tflint_perf.engine import cst
 from tflint_perf.engine.nodes import node_types
 
 # Re-exported: the rules read these with the pipelines.
-__all__ = ["Container", "Pipeline", "Pipelines", "Step", "autotune_expr", "parallel_step"]
+__all__ = [
+    "Container",
+    "Elsewhere",
+    "Pipeline",
+    "Pipelines",
+    "Step",
+    "autotune_expr",
+    "parallel_step",
+]
 
 _DEPTH = 8  # calls followed through parameters and returns
 _PENDING: tuple = ()  # (a marker object is not needed: an empty answer ends a cycle)
@@ -210,8 +219,42 @@ class Pipelines:
                 if any(p.container is Container.BUILDER for p in self.at(func.value)):
                     return self._tfds(call)
         out: List[Pipeline] = []
-        for target in self.graph.resolve(call):
+        targets = self.graph.resolve(call)
+        for target in targets:
             out += self._passed_through(call, target, self.returned(target))
+        if not targets:
+            out += self._external(call)
+        return out
+
+    def _external(self, call: cst.Call) -> List[Pipeline]:
+        """What a function of another module of the tree returns, by its exported
+        facts (``analysis/exports.py``): pipelines that start and end at ``call``
+        here, their facts as they are there, where they end kept in ``elsewhere``."""
+        facts = self.graph.external(call)
+        out: List[Pipeline] = []
+        for each in facts.get("pipelines", ()) if facts is not None else ():
+            origin = each.get("origin")
+            out.append(
+                Pipeline(
+                    call,
+                    call,
+                    Source(origin) if origin else None,
+                    batched=bool(each.get("batched")),
+                    batch_size=each.get("batch_size"),
+                    batch_call=call if each.get("batched") else None,
+                    prefetched=bool(each.get("prefetched")),
+                    unknown=bool(each.get("unknown")),
+                    work=each.get("work"),
+                    limit=each.get("limit"),
+                    serial=bool(each.get("serial")),
+                    cached=bool(each.get("cached")),
+                    elsewhere=Elsewhere(
+                        str(facts.get("path", "?")),  # type: ignore[union-attr]
+                        int(each.get("line", 0)),
+                        str(each.get("last") or ""),
+                    ),
+                )
+            )
         return out
 
     def _passed_through(self, call: cst.Call, target, found: Found) -> List[Pipeline]:

@@ -8,6 +8,9 @@ can be cached and sent between processes):
   runtime initialisation ...), which parameter inference and training apply
   to and whether the function makes that input one sample, whether it
   changes Python state, whether it is compiled, what it returns, its line;
+  the training step it holds (``step``: a GradientTape step of its own, and
+  whether the module compiles it or already reports it) and the ``tf.data``
+  pipelines it returns (``pipelines``: each one's facts, where it ends);
 - a class: what its instances are (a Keras model, a layer ...) and the same
   facts for each of its methods;
 - a value: what it holds (a dataset, a Keras model ...).
@@ -19,7 +22,7 @@ Only names with some fact are exported. Read back through
 
 from __future__ import annotations
 
-from typing import Dict, Optional
+from typing import Dict, List, Optional
 
 from tflint_perf.analysis.api import Effect, Kind
 from tflint_perf.analysis.semantic import BindingKind, SemanticModel
@@ -32,6 +35,7 @@ Facts = Dict[str, object]
 
 def module_exports(ctx) -> Dict[str, Facts]:
     sem: SemanticModel = ctx.shared(SemanticModel)
+    steps = _step_facts(ctx)
     values: Values = ctx.shared(Values)
     summaries: Summaries = ctx.shared(Summaries)
     out: Dict[str, Facts] = {}
@@ -41,9 +45,9 @@ def module_exports(ctx) -> Dict[str, Facts]:
         binding = bindings[-1]  # what the name holds once the module has run
         facts: Optional[Facts] = None
         if binding.kind is BindingKind.FUNCTION and isinstance(binding.statement, cst.FunctionDef):
-            facts = function_facts(ctx, summaries, values, binding.statement)
+            facts = function_facts(ctx, summaries, values, binding.statement, steps)
         elif binding.kind is BindingKind.CLASS and isinstance(binding.statement, cst.ClassDef):
-            facts = class_facts(ctx, summaries, values, binding.statement)
+            facts = class_facts(ctx, summaries, values, binding.statement, steps)
         elif binding.plain:
             kind = values.kind(binding.value)
             if kind is not Kind.UNKNOWN:
@@ -54,7 +58,11 @@ def module_exports(ctx) -> Dict[str, Facts]:
 
 
 def function_facts(
-    ctx, summaries: Summaries, values: Values, func: cst.FunctionDef
+    ctx,
+    summaries: Summaries,
+    values: Values,
+    func: cst.FunctionDef,
+    steps: Optional[Dict[cst.FunctionDef, Facts]] = None,
 ) -> Optional[Facts]:
     summary = summaries.of(func)
     uses = {
@@ -75,6 +83,13 @@ def function_facts(
         "path": ctx.path,
         "calls_in_loop": _parameters_called_in_loops(ctx, func),
     }
+    step = (steps or {}).get(func)
+    if step is not None:
+        facts["step"] = step
+    if facts["returns"] == Kind.DATASET.value:
+        pipelines = _pipeline_facts(ctx, func)
+        if pipelines:
+            facts["pipelines"] = pipelines
     if (
         not facts["effects"]
         and facts["returns"] == Kind.UNKNOWN.value
@@ -83,6 +98,92 @@ def function_facts(
     ):
         return None
     return facts
+
+
+def _step_facts(ctx) -> Dict[cst.FunctionDef, Facts]:
+    """Functions and methods holding a GradientTape training step of their own
+    (not inside a loop of theirs: that is an epoch function), as TFP201 reads
+    them: a loop of another module that calls one repeats the step. ``compiled``:
+    the module compiles it (``@tf.function``, ``tf.function(step)``, only compiled
+    callers ...); ``reported``: a loop of the module runs it, or it is an agent's
+    method, so the module's own finding already points at it. None in TF1 graph
+    code, and for methods of a class a framework may compile (a base the module
+    does not define)."""
+    from tflint_perf.analysis.agent_classes import AgentClasses
+    from tflint_perf.analysis.reach import Reach
+    from tflint_perf.analysis.tapes import TapeSteps
+
+    if "GradientTape" not in ctx.source or ctx.shared(Summaries).graph_mode:
+        return {}
+    reach: Reach = ctx.shared(Reach)
+    out: Dict[cst.FunctionDef, Facts] = {}
+    for step in ctx.shared(TapeSteps).steps:
+        func = step.scope
+        if func is None or func in out or step.loop is not None or step.returns_gradients:
+            continue
+        if _framework_method(ctx, func):
+            continue
+        out[func] = {
+            "compiled": reach.compiled(func.body),
+            "reported": reach.hot(func.body) is not None
+            or ctx.shared(AgentClasses).entry_method(func) is not None,
+        }
+    return out
+
+
+def _framework_method(ctx, func: cst.FunctionDef) -> bool:
+    """A method of a class with a base from outside the module (a Keras model's
+    ``train_step``: ``fit`` compiles it)."""
+    from tflint_perf.analysis.api.steps import EAGER_BASES
+    from tflint_perf.engine.names import dotted
+
+    sem: SemanticModel = ctx.shared(SemanticModel)
+    cls = sem.method_class(func)
+    if cls is None:
+        return False
+    for each in sem.class_and_bases(cls):
+        for base in each.bases:
+            if any(b.kind is BindingKind.CLASS for b in sem.lookup_name(base.value)):
+                continue  # a class of the module: class_and_bases follows it
+            if (ctx.qualname(base.value) or dotted(base.value)) not in EAGER_BASES:
+                return True
+    return False
+
+
+def _pipeline_facts(ctx, func: cst.FunctionDef) -> List[Facts]:
+    """The ``tf.data`` pipelines ``func`` returns, each with the facts TFP401 reads
+    and where it ends (its last step). Empty when one is not fully known here (a
+    parameter's pipeline, a container of pipelines)."""
+    from tflint_perf.analysis.datasets import Pipelines
+
+    out: List[Facts] = []
+    for p in ctx.shared(Pipelines).returned(func):
+        if p.param is not None or p.container is not None:
+            return []
+        last = _method_name(p.last)
+        out.append(
+            {
+                "origin": p.origin.value if p.origin is not None else None,
+                "batched": p.batched,
+                "batch_size": p.batch_size,
+                "prefetched": p.prefetched,
+                "unknown": p.unknown,
+                "work": p.work,
+                "limit": p.limit,
+                "serial": p.serial,
+                "cached": p.cached,
+                "last": last,
+                "line": ctx.position(p.last).start.line,
+            }
+        )
+    return out
+
+
+def _method_name(node: cst.CSTNode) -> Optional[str]:
+    """``batch`` for ``ds.batch(32)``; None for a constructor or anything else."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        return node.func.attr.value
+    return None
 
 
 def _parameters_called_in_loops(ctx, func: cst.FunctionDef) -> Dict[str, Facts]:
@@ -112,11 +213,17 @@ def _parameters_called_in_loops(ctx, func: cst.FunctionDef) -> Dict[str, Facts]:
     return out
 
 
-def class_facts(ctx, summaries: Summaries, values: Values, cls: cst.ClassDef) -> Optional[Facts]:
+def class_facts(
+    ctx,
+    summaries: Summaries,
+    values: Values,
+    cls: cst.ClassDef,
+    steps: Optional[Dict[cst.FunctionDef, Facts]] = None,
+) -> Optional[Facts]:
     methods = {}
     for stmt in cls.body.body:
         if isinstance(stmt, cst.FunctionDef):
-            found = function_facts(ctx, summaries, values, stmt)
+            found = function_facts(ctx, summaries, values, stmt, steps)
             if found is not None:
                 methods[stmt.name.value] = found
     kind = values.class_kind(cls)
@@ -133,3 +240,12 @@ def class_facts(ctx, summaries: Summaries, values: Values, cls: cst.ClassDef) ->
 
 def _single(flag: Effect) -> bool:
     return flag.value & (flag.value - 1) == 0
+
+
+def defined_in(ctx, facts: Facts) -> str:
+    """Where another module's function is (its facts' path), relative to the folder
+    of the file a message is about: ``model.py``, ``../pkg/data.py``."""
+    import os
+
+    path = str(facts.get("path", "?"))
+    return os.path.relpath(path, os.path.dirname(os.path.abspath(ctx.path))).replace(os.sep, "/")
