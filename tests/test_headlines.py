@@ -49,3 +49,21 @@ def test_headlines_are_short_and_snippets_parse(path):
 def test_the_checked_rules_exist():
     assert set(HEADLINE_RULES) <= {r.code for r in all_rules()}
     assert all((FIXTURES / code).is_dir() for code in HEADLINE_RULES)
+
+
+def test_tfp403_quoted_code_is_shortened_to_python():
+    """Quoted code too long for a headline is cut where it stays Python
+    (a call's head, a tuple's first items, a dotted name's last parts)."""
+    import ast
+
+    from tflint_perf.rules.tfp403_predict_in_loop.message import _clip
+
+    cases = {
+        "np.expand_dims(Yin[data_len//N_FORWARD - 1], axis=0)": "np.expand_dims(...)",
+        "obs, action, reward, next_obs, done": "obs, action, ...",
+        "self.very_long_attribute_name.predict": "predict",
+        '{"user": np.array([user]), "age": 3}': "{...}",
+    }
+    for text, short in cases.items():
+        assert _clip(text, 20) == short
+        ast.parse(short, mode="eval")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Tuple
 
 from tflint_perf.analysis.exports import defined_in
@@ -167,14 +168,44 @@ def _line(ctx, node) -> str:
 def _shorten(head: str) -> str:
     """Fit a headline in the limit by shortening its quoted code."""
     parts = head.split("`")
+    text = head
     for width in (20, 12, 8):
-        parts = [_clip(p, width) if k % 2 else p for k, p in enumerate(parts)]
-        text = "`".join(parts)
-        if len(text) <= LIMIT:
-            return text
+        # the longest quoted code first: the advice keeps its words where it can
+        for k in sorted(range(1, len(parts), 2), key=lambda k: -len(parts[k])):
+            parts[k] = _clip(parts[k], width)
+            text = "`".join(parts)
+            if len(text) <= LIMIT:
+                return text
     return text[: LIMIT - 3] + "..."
 
 
 def _clip(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, still Python: a call or an index
+    keeps its head (``np.expand_dims(...)``), a dotted name its last parts."""
     text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 3] + "..."
+    if len(text) <= width:
+        return text
+    items = text.split(", ")
+    while len(items) > 1:  # a tuple keeps its first items: ``s, a, ...``
+        items = items[:-1]
+        short = ", ".join(items) + ", ..."
+        if len(short) <= width and _parses(short):
+            return short
+    bracket = next((i for i, ch in enumerate(text) if ch in "([{"), None)
+    if bracket is not None:
+        short = text[:bracket] + {"(": "(...)", "[": "[...]", "{": "{...}"}[text[bracket]]
+        if len(short) <= width and _parses(short):
+            return short
+    parts = text.split(".")
+    while len(parts) > 1 and len(".".join(parts)) > width:
+        parts = parts[1:]
+    short = ".".join(parts)
+    return short if len(short) <= width and _parses(short) else "..."
+
+
+def _parses(code: str) -> bool:
+    try:
+        ast.parse(code, mode="eval")
+    except SyntaxError:
+        return False
+    return True
