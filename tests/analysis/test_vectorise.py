@@ -45,6 +45,16 @@ def plan(source, nth=0):
             "target[np.arange(batch_size), action] = np.where(done, reward, reward + gamma * "
             "np.amax(target_next, axis=1))",
         ),
+        # terminal transitions appended to one list: np.where keeps the list's order
+        (
+            "done = np.zeros(32, bool)\nreward = np.ones(32)\nq_next = np.ones((32, 4))\ny = []\n"
+            "for i in range(len(done)):\n"
+            "    if done[i]:\n"
+            "        y.append(reward[i])\n"
+            "    else:\n"
+            "        y.append(reward[i] + gamma * np.max(q_next[i]))",
+            "y.extend(np.where(done, reward, reward + gamma * np.max(q_next, axis=1)))",
+        ),
         ("for i in range(len(x)):\n    out[i] = np.exp(x[i]) * 2", "out[:] = np.exp(x) * 2"),
         (
             "for i in range(2, len(x)):\n    out[i] = abs(x[i])",

@@ -143,6 +143,14 @@ class Arrays:
                 return isinstance(fetch, cst.Attribute) or (
                     isinstance(fetch, cst.Name) and self.is_array(fetch, depth)
                 )
+            if method in am.TENSOR_EVALS and (
+                self.values.kind(func.value) in (Kind.TENSOR, Kind.GRAPH_OP)
+                or any(
+                    a.keyword is not None and a.keyword.value in am.TENSOR_EVAL_KEYWORDS
+                    for a in call.args
+                )
+            ):
+                return True
             if am.method_op(method) is not None and method not in am.NOT_ARRAY_METHODS:
                 return self.is_array(func.value, depth)
             if self._generator(func.value) and method not in am.GENERATOR_STATE:

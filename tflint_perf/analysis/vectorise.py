@@ -297,13 +297,33 @@ class Vectoriser(Lifter):
         if value is None or not value.batched or len(value.dims) != 1:
             return None
         code = value.code
+        listed = self.ctx.code(sink.target)
+        appends = [
+            s
+            for s in facts.sinks
+            if s.kind is sink.kind and s.target is not None and self.ctx.code(s.target) == listed
+        ]
         if sink.test is not None:
             test = self.lift(sink.test)
             if test is None or not test.batched or self.tensors:
                 return None
-            cond = f"~{atom(test.code)}" if sink.negated else test.code
-            code = f"{atom(code)}[{cond}]"
-        listed = self.ctx.code(sink.target)
+            pair = [s for s in appends if s.test is sink.test]
+            if len(appends) == 2 and len(pair) == 2 and pair[0].negated != pair[1].negated:
+                # ``if t: acc.append(a) else: acc.append(b)``: one list, in order
+                if pair[1] is sink:
+                    return _WRITTEN, None  # written with the first of the pair
+                other = self.lift_value(pair[1].value)
+                if other is None or not other.batched or len(other.dims) != 1:
+                    return None
+                yes, no = (code, other.code) if not sink.negated else (other.code, code)
+                code = f"{self.lib('where')}({test.code}, {yes}, {no})"
+            elif len(appends) == 1:
+                cond = f"~{atom(test.code)}" if sink.negated else test.code
+                code = f"{atom(code)}[{cond}]"
+            else:
+                return None  # appends from several branches: their order is the loop's
+        elif len(appends) != 1:
+            return None
         stacked = self._stacked_after(sink.target)
         if stacked is not None:
             prefix, statement = stacked

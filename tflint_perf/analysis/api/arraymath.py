@@ -204,6 +204,11 @@ ARRAY_ATTRIBUTES = words("values")
 NOT_ARRAY_METHODS = words("item tolist")
 # ``sess.run(t)``: one fetch gives one array.
 SESSION_RUNS = words("run")
+# ``t.eval(feed_dict=...)``: a TF1 tensor evaluated in the default session is
+# one array. The keyword is the evidence where the tensor's value is not shown
+# (no other library's ``eval`` takes a ``feed_dict``).
+TENSOR_EVALS = words("eval")
+TENSOR_EVAL_KEYWORDS = words("feed_dict")
 # A TF1 session is often a parameter or attribute named as one (name guess: the
 # value of ``self.sess`` is set in a method the file may not show).
 SESSION_NAMES = ("sess", "session")
