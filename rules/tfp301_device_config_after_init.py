@@ -12,12 +12,12 @@ from tflint_perf.analysis.execution import (
     Reached,
     RuntimeStarts,
     exclusive_branches,
-    fit_headline,
     handler_after_body,
     harmless,
     hoist_fix,
 )
 from tflint_perf.engine import cst
+from tflint_perf.engine.headline import fit_headline
 from tflint_perf.engine.names import dotted
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.rule import Rule
@@ -59,7 +59,7 @@ class DeviceConfigAfterInit(Rule):
     Devices are fixed when the runtime starts. Afterwards these calls raise
     `RuntimeError` ("Physical devices cannot be modified after being
     initialized", "Visible devices cannot be modified ..."), or, wrapped in
-    `try/except RuntimeError` as many snippets do, fail silently: memory
+    `try` block catching `RuntimeError` as many snippets do, fail silently: memory
     growth stays off, TensorFlow grabs all GPU memory, and other processes on
     the same GPU run out.
 
@@ -154,6 +154,7 @@ class DeviceConfigAfterInit(Rule):
             headline = fit_headline(
                 f"`{short}()` after {first} started the runtime at {line}: move it before that",
                 f"`{short}()` after the runtime started at {line}: move it before that",
+                f"`{short}()` after the runtime started: move it before the line below",
             )
         else:
             helper = f"`{reached.via.name.value}()`"
@@ -167,7 +168,7 @@ class DeviceConfigAfterInit(Rule):
             )
         detail = [
             f"TensorFlow raises RuntimeError ({DEVICE_CONFIGURATION[qualname]});"
-            " wrapped in `try/except RuntimeError` it fails silently and the setting"
+            " wrapped in a `try` block that catches `RuntimeError` it fails silently and the setting"
             " does not apply.",
             f"The runtime started at {line}: {starts.describe(start)}"
             + (" (graph mode: it creates the devices)." if starts.graph_mode else "."),

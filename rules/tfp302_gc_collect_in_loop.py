@@ -10,12 +10,12 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Tuple, Union
 from tflint_perf.analysis import api
 from tflint_perf.analysis.api import Effect, Kind, keras
 from tflint_perf.analysis.calls import CallGraph
-from tflint_perf.analysis.execution import fit_headline
 from tflint_perf.analysis.semantic import LOOPS, SCOPE_NODES, SemanticModel
 from tflint_perf.analysis.summaries import Summaries
 from tflint_perf.analysis.trips import Trips
 from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
+from tflint_perf.engine.headline import fit_headline
 from tflint_perf.engine.names import dotted
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.rule import SAFE, Fix, Rule

@@ -12,7 +12,6 @@ from tflint_perf.analysis.execution import (
     Reached,
     RuntimeStarts,
     exclusive_branches,
-    fit_headline,
     handler_after_body,
     harmless,
     hoist_fix,
@@ -20,6 +19,7 @@ from tflint_perf.analysis.execution import (
 from tflint_perf.analysis.semantic import SemanticModel
 from tflint_perf.analysis.summaries import Summaries
 from tflint_perf.engine import cst
+from tflint_perf.engine.headline import fit_headline
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.rule import Rule
 from tflint_perf.engine.verification import Observe, Purpose, Verification

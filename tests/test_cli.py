@@ -82,8 +82,8 @@ def test_text_output_and_exit_code(project, cli_env):
         '4 | tf.config.set_visible_devices([], "GPU")',
         "  | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
         "info: TensorFlow raises RuntimeError (Visible devices cannot be modified after being"
-        " initialized); wrapped in `try/except RuntimeError` it fails silently and the setting"
-        " does not apply.",
+        " initialized); wrapped in a `try` block that catches `RuntimeError` it fails silently"
+        " and the setting does not apply.",
         "      The runtime started at line 3: `tf.constant()`.",
         "help: Move the device configuration before the first initialising statement",
         "  |",

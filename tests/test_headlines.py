@@ -67,3 +67,11 @@ def test_tfp403_quoted_code_is_shortened_to_python():
     for text, short in cases.items():
         assert _clip(text, 20) == short
         ast.parse(short, mode="eval")
+
+
+def test_fit_headline_takes_the_first_variant_that_fits():
+    from tflint_perf.engine.headline import HEADLINE, fit_headline
+
+    long, short = "x" * (HEADLINE + 1), "y" * HEADLINE
+    assert fit_headline(long, short) == short
+    assert fit_headline(long, long + "z") == (long + "z")[:HEADLINE]

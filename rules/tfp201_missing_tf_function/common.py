@@ -13,11 +13,11 @@ from tflint_perf.analysis.summaries import Summaries
 from tflint_perf.analysis.tracing import Tracing
 from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
+from tflint_perf.engine.headline import HEADLINE
 from tflint_perf.engine.names import dotted
 from tflint_perf.engine.rule import Edit, Fix
 
 FASTER = "compiled, small steps run 3-12x faster"
-HEADLINE = 100  # the most characters a headline may have
 
 
 class Facts:

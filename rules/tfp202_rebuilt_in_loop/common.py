@@ -15,10 +15,10 @@ from tflint_perf.analysis.summaries import Summaries
 from tflint_perf.analysis.trips import Trips
 from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
+from tflint_perf.engine.headline import HEADLINE
 from tflint_perf.engine.names import dotted
 from tflint_perf.engine.walk import children, descendants
 
-HEADLINE = 100
 # What the loop body doing per-batch work looks like: a step, inference, an update.
 STEP_EFFECTS = Effect.INFERENCE | Effect.TRAINING | Effect.UPDATE | Effect.GRADIENTS
 

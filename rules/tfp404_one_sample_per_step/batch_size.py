@@ -17,6 +17,7 @@ from tflint_perf.analysis.samples import batch_of_one
 from tflint_perf.analysis.testcode import in_test_code
 from tflint_perf.analysis.trips import Trips
 from tflint_perf.engine import cst
+from tflint_perf.engine.headline import fit_headline
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.rules.tfp404_one_sample_per_step.stateful import stateful_model
 from tflint_perf.rules.tfp404_one_sample_per_step.verdicts import (
@@ -24,7 +25,6 @@ from tflint_perf.rules.tfp404_one_sample_per_step.verdicts import (
     Silent,
     Verdict,
     clip,
-    fit_headline,
 )
 
 _NOT_ARRAYS = (Kind.DATASET, Kind.ITERATOR)  # Keras ignores batch_size for them

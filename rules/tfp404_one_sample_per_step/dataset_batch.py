@@ -16,6 +16,7 @@ from tflint_perf.analysis.dataset_use import Consumption, DatasetUse, Use, UseKi
 from tflint_perf.analysis.datasets import Pipeline, Pipelines
 from tflint_perf.analysis.testcode import in_test_code
 from tflint_perf.engine import cst
+from tflint_perf.engine.headline import fit_headline
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.rules.tfp404_one_sample_per_step.stateful import stateful_model
 from tflint_perf.rules.tfp404_one_sample_per_step.verdicts import (
@@ -23,7 +24,6 @@ from tflint_perf.rules.tfp404_one_sample_per_step.verdicts import (
     Silent,
     Verdict,
     clip,
-    fit_headline,
 )
 
 

@@ -19,6 +19,7 @@ from tflint_perf.analysis.summaries import Summaries, data_argument
 from tflint_perf.analysis.testcode import in_test_code
 from tflint_perf.analysis.trips import Trips
 from tflint_perf.engine import cst
+from tflint_perf.engine.headline import fit_headline
 from tflint_perf.engine.names import dotted
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.walk import descendants
@@ -27,7 +28,6 @@ from tflint_perf.rules.tfp404_one_sample_per_step.verdicts import (
     Silent,
     Verdict,
     clip,
-    fit_headline,
 )
 
 _ARRAYS = (Kind.ARRAY, Kind.TENSOR, Kind.VARIABLE)

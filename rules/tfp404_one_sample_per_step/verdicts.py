@@ -30,11 +30,3 @@ def clip(text: str, width: int = 30) -> str:
     """Code shown in a message: one line, at most ``width`` characters."""
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 3] + "..."
-
-
-def fit_headline(*candidates: str) -> str:
-    """The first candidate headline of at most 100 characters (the last one else)."""
-    for text in candidates:
-        if len(text) <= 100:
-            return text
-    return candidates[-1][:100]

@@ -128,17 +128,6 @@ def _call_text(ctx, node: cst.CSTNode, width: int = 40) -> str:
     return f"`{_clip(ctx.code(node), width)}`"
 
 
-HEADLINE = 100  # the longest headline (one line in an editor)
-
-
-def fit_headline(*variants: str) -> str:
-    """The first headline that fits on one line (the last one otherwise)."""
-    for text in variants:
-        if len(text) <= HEADLINE:
-            return text
-    return variants[-1]
-
-
 def _clip(text: str, width: int = 40) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 3] + "..."
