@@ -13,10 +13,11 @@ training step in ``learn``) and TFP403 (``predict`` on one observation in
 
 from __future__ import annotations
 
-from typing import Dict, Optional
+from typing import Dict, List, Optional
 
-from tflint_perf.analysis.callers import Callers, enclosing_class, enclosing_function
+from tflint_perf.analysis.calls import CallGraph
 from tflint_perf.analysis.loops import enclosing_loops
+from tflint_perf.analysis.semantic import ScopeKind, SemanticModel
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import dotted
 from tflint_perf.engine.walk import descendants
@@ -63,6 +64,7 @@ class AgentClasses:
 
     def __init__(self, ctx) -> None:
         self.ctx = ctx
+        self.sem: SemanticModel = ctx.shared(SemanticModel)
         self._verdicts: Dict[int, bool] = {}
 
     def is_agent(self, cls: cst.ClassDef) -> bool:
@@ -76,19 +78,19 @@ class AgentClasses:
         nothing in this module calls (the loop that calls it is elsewhere), or
         that only such methods call (``step()`` calling ``self.learn()``)."""
         name = func.name.value
-        cls = enclosing_class(self.ctx, func)
+        cls = self.sem.method_class(func)
         if name.startswith("__") or cls is None or not self.is_agent(cls):
             return None
         if name in FRAMEWORK_HOOKS and any(dotted(b.value) != "object" for b in cls.bases):
             return None  # a base we cannot read may be a Keras model whose fit() calls it
         if self._referenced(func, cls):
             return None
-        for call in self.ctx.shared(Callers).calls_of(func):
-            caller = enclosing_function(self.ctx, call)
+        for call in self._callers(func):
+            caller = self._calling_function(call)
             if (
                 depth >= MAX_DEPTH
                 or caller is None
-                or enclosing_class(self.ctx, caller) is not cls
+                or self.sem.method_class(caller) is not cls
                 or enclosing_loops(self.ctx, call)
                 or self.entry_method(caller, depth + 1) is None
             ):
@@ -97,7 +99,7 @@ class AgentClasses:
 
     def how_reached(self, func: cst.FunctionDef) -> str:
         """Why ``func`` (an entry method) runs from outside, for messages."""
-        callers = [enclosing_function(self.ctx, c) for c in self.ctx.shared(Callers).calls_of(func)]
+        callers = [self._calling_function(c) for c in self._callers(func)]
         names = list(dict.fromkeys(f"`{c.name.value}()`" for c in callers if c is not None))
         if not names:
             return f"nothing in this module calls `{func.name.value}()`"
@@ -105,6 +107,19 @@ class AgentClasses:
             f"`{func.name.value}()` is called only from {' and '.join(names)}, which nothing "
             "in this module calls"
         )
+
+    def _callers(self, func: cst.FunctionDef) -> List[cst.Call]:
+        """The calls of this module that may run ``func``, but its own recursive ones."""
+        graph: CallGraph = self.ctx.shared(CallGraph)
+        return [c for c in graph.possible_callers(func) if not self.ctx.contains(func, c)]
+
+    def _calling_function(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+        """The function whose body makes ``call``; None in a lambda (a callback
+        handed on, which runs who knows when) or outside any function."""
+        scope = self.sem.scope_of(call)
+        while scope.kind is ScopeKind.COMPREHENSION and scope.parent is not None:
+            scope = scope.parent
+        return scope.function
 
     def _signals(self, cls: cst.ClassDef) -> int:
         found = set()
