@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set
 
-from tflint_perf.analysis.steps import TF1_GRAPH_MODE, _bound_bases, is_clear_session
+from tflint_perf.analysis.steps import TF1_GRAPH_MODE, bound_bases, is_clear_session
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import dotted
 from tflint_perf.engine.walk import descendants
@@ -140,7 +140,7 @@ class ModelNames:
                     construction = node
                 clears = clears or is_clear_session(self.ctx, node)
             elif isinstance(node, cst.Assign) and self.is_model_expr(node.value):
-                built.update(n for t in node.targets for n in _bound_bases(t.target))
+                built.update(n for t in node.targets for n in bound_bases(t.target))
                 built.update(filter(None, (dotted(t.target) for t in node.targets)))
             elif isinstance(node, cst.Return) and node.value is not None:
                 value = node.value
