@@ -118,3 +118,96 @@ def test_the_private_import_check_sees_both_spellings(tmp_path):
         (5, "walks._helper"),
         (6, "walk._x"),
     ]
+
+
+# -- API names live in the API tables ----------------------------------------------
+API_PREFIXES = ("tensorflow.", "keras.", "numpy.", "tf_keras.")
+API_TABLES = ROOT / "tflint_perf" / "analysis" / "api"
+# Modules still holding API names of their own, with how many: to move into
+# analysis/api/ (issue 18). The count may only fall; at zero, drop the line.
+KNOWN_API_NAMES = {
+    "rules/tfp101_elementwise_loop/segments.py": 3,
+    "rules/tfp101_elementwise_loop/windows.py": 2,
+    "rules/tfp102_handwritten_convolution/fix.py": 2,
+    "rules/tfp103_tensor_grown_in_loop/growth.py": 1,
+    "rules/tfp202_rebuilt_in_loop/common.py": 1,
+    "rules/tfp202_rebuilt_in_loop/searches.py": 8,
+    "rules/tfp203_retracing_argument.py": 2,
+    "rules/tfp403_predict_in_loop/__init__.py": 1,
+    "rules/tfp403_predict_in_loop/sample.py": 3,
+    "tflint_perf/analysis/convolution.py": 2,
+    "tflint_perf/analysis/dataset_steps.py": 2,
+    "tflint_perf/analysis/dataset_work.py": 2,
+    "tflint_perf/analysis/datasets.py": 1,
+    "tflint_perf/analysis/elementwise.py": 6,
+    "tflint_perf/analysis/functions.py": 1,
+    "tflint_perf/analysis/steps.py": 6,
+    "tflint_perf/analysis/summaries.py": 1,
+    "tflint_perf/analysis/testcode.py": 1,
+    "tflint_perf/analysis/tf_version.py": 10,
+    "tflint_perf/analysis/tracing.py": 1,
+    "tflint_perf/analysis/trips.py": 2,
+}
+
+
+def api_names(path: Path):
+    """(line, text) of each string literal in ``path`` that is a TensorFlow,
+    Keras or NumPy qualified name or prefix; docstrings are prose, not names."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    prose = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (
+            isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+        ):
+            prose.add(id(body[0].value))
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and node.value.startswith(API_PREFIXES)
+        and id(node) not in prose
+    ]
+
+
+def test_api_names_are_read_from_the_api_tables():
+    found = {}
+    for path in python_files(SIZED):
+        if API_TABLES in path.parents:
+            continue
+        names = api_names(path)
+        if names:
+            found[str(path.relative_to(ROOT))] = names
+    grown = [
+        f"{where}:{line}: {text!r}"
+        for where, names in sorted(found.items())
+        if len(names) > KNOWN_API_NAMES.get(where, 0)
+        for line, text in names
+    ]
+    assert not grown, "move these into tflint_perf/analysis/api/ and read them there:\n" + (
+        "\n".join(grown)
+    )
+    gone = sorted(
+        where for where in KNOWN_API_NAMES if len(found.get(where, ())) < KNOWN_API_NAMES[where]
+    )
+    assert not gone, f"fewer API names now: lower or drop KNOWN_API_NAMES for {gone}"
+
+
+def test_the_api_name_audit_sees_names_but_not_docstrings(tmp_path):
+    source = tmp_path / "sample.py"
+    source.write_text(
+        '"""Reads tensorflow.function."""\n'
+        'WRAPPERS = ("tensorflow.function", "keras.Model")\n'
+        "def f(name):\n"
+        '    """numpy.where in a docstring."""\n'
+        '    return name.startswith("numpy.") or name == "torch.nn"\n'
+    )
+    assert api_names(source) == [
+        (2, "tensorflow.function"),
+        (2, "keras.Model"),
+        (5, "numpy."),
+    ]

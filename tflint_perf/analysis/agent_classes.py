@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
+from tflint_perf.analysis.api.others import FRAMEWORK_BASE_PREFIXES
 from tflint_perf.analysis.calls import CallGraph
 from tflint_perf.analysis.loops import enclosing_loops
 from tflint_perf.analysis.semantic import ScopeKind, SemanticModel
@@ -55,8 +56,6 @@ MIN_SIGNALS = 2  # one method name alone (``act``, ``learn``) is too common
 MAX_DEPTH = 2  # methods followed back to the entry point the outside loop calls
 # Methods Keras calls itself on its subclasses.
 FRAMEWORK_HOOKS = frozenset({"train_step", "test_step", "predict_step", "call"})
-# Bases whose subclasses' methods a framework calls (``fit`` calls ``train_step``).
-FRAMEWORK_PREFIXES = ("keras.", "tensorflow.", "tf_agents.", "torch.")
 
 
 class AgentClasses:
@@ -138,7 +137,7 @@ class AgentClasses:
     def _framework(self, cls: cst.ClassDef) -> bool:
         """A Keras model or layer, a TF-Agents agent...: the framework calls its methods."""
         return any(
-            (self.ctx.qualname(base.value) or "").startswith(FRAMEWORK_PREFIXES)
+            (self.ctx.qualname(base.value) or "").startswith(FRAMEWORK_BASE_PREFIXES)
             for base in cls.bases
         )
 
