@@ -42,7 +42,7 @@ from tflint_perf.analysis.reach import Reach
 from tflint_perf.engine import cst
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.rule import Rule
-from tflint_perf.engine.verification import Rewrite, Verification
+from tflint_perf.engine.verification import Verification
 
 # The skeleton's evidence: a call by its canonical qualified name (through
 # imports and aliases). Replace it with the trap's; a TensorFlow, Keras or
@@ -83,9 +83,9 @@ class {camel}(Rule):
     name = "{kebab}"
     message = "{message}"
     triggers = ("slow_call",)  # a module without one of these words is never parsed for this rule
-    # What --verify measures (tflint_perf/engine/verification.py): choose the
-    # rewrite, or a fix, that shows this trap's cost.
-    verification = Verification(rewrite=Rewrite.HOIST)
+    # What --verify measures (tflint_perf/engine/verification.py): replace this
+    # with the fix or the rewrite that shows the trap's cost.
+    verification = Verification(unmeasurable="the skeleton has no fix or rewrite to time yet")
 
     def finish(self) -> None:
         # After the walk: the model needs the whole module (positions, callers).
