@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test smoke lint verify-demo docs bench bench-verify bench-verify-real bench-ipython realworld clean
+.PHONY: demo test smoke lint rule verify-demo docs bench bench-verify bench-verify-real bench-ipython realworld clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -92,6 +92,10 @@ bench-ipython: $(VENV)/.installed-dev
 
 docs: $(VENV)/.installed-demo
 	$(BIN)/python -m tflint_perf.docs
+
+# A new rule from the skeleton: make rule CODE=TFP305 NAME=gc-in-callback (CONTRIBUTING.md).
+rule: $(VENV)/.installed-dev
+	$(BIN)/python -m tflint_perf.scaffold "$(CODE)" "$(NAME)"
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache

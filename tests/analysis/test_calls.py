@@ -140,3 +140,36 @@ def test_methods_of_an_instance_passed_to_a_constructor_and_kept_on_self():
     assert names(g.resolve(find(ctx, cst.Call, "self.global_actor.train(1)"))) == ["train"]
     # passed instances of two classes: unknown
     assert g.resolve(find(ctx, cst.Call, "self.thing.train(2)")) == []
+
+
+def test_possible_callers_match_a_unique_method_name_through_an_unknown_receiver():
+    ctx, g = graph(
+        """
+        class Agent:
+            def choose_action(self, s):
+                return s
+            def run(self, s):
+                return s
+        class Other:
+            def learn(self):
+                pass
+        class Twin:
+            def learn(self):
+                pass
+        def episode(agent, sess, known):
+            agent.choose_action(1)
+            sess.run(2)
+            agent.learn()
+            known.choose_action(3)
+        episode(None, None, Agent())
+        """
+    )
+    choose, run, learn, _ = ctx.nodes(cst.FunctionDef)[:4]
+    through_unknown = find(ctx, cst.Call, "agent.choose_action(1)")
+    assert g.callers(choose) == [find(ctx, cst.Call, "known.choose_action(3)")]
+    assert g.possible_callers(choose) == [
+        through_unknown,
+        find(ctx, cst.Call, "known.choose_action(3)"),
+    ]
+    assert g.possible_callers(run) == []  # a name every library uses: sess.run is not Agent.run
+    assert g.possible_callers(learn) == []  # two classes define learn: which one is unknown

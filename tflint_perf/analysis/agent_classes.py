@@ -13,10 +13,12 @@ training step in ``learn``) and TFP403 (``predict`` on one observation in
 
 from __future__ import annotations
 
-from typing import Dict, Optional
+from typing import Dict, List, Optional
 
-from tflint_perf.analysis.callers import Callers, enclosing_class, enclosing_function
+from tflint_perf.analysis.api.others import FRAMEWORK_BASE_PREFIXES
+from tflint_perf.analysis.calls import CallGraph
 from tflint_perf.analysis.loops import enclosing_loops
+from tflint_perf.analysis.semantic import ScopeKind, SemanticModel
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import dotted
 from tflint_perf.engine.walk import descendants
@@ -54,8 +56,6 @@ MIN_SIGNALS = 2  # one method name alone (``act``, ``learn``) is too common
 MAX_DEPTH = 2  # methods followed back to the entry point the outside loop calls
 # Methods Keras calls itself on its subclasses.
 FRAMEWORK_HOOKS = frozenset({"train_step", "test_step", "predict_step", "call"})
-# Bases whose subclasses' methods a framework calls (``fit`` calls ``train_step``).
-FRAMEWORK_PREFIXES = ("keras.", "tensorflow.", "tf_agents.", "torch.")
 
 
 class AgentClasses:
@@ -63,6 +63,7 @@ class AgentClasses:
 
     def __init__(self, ctx) -> None:
         self.ctx = ctx
+        self.sem: SemanticModel = ctx.shared(SemanticModel)
         self._verdicts: Dict[int, bool] = {}
 
     def is_agent(self, cls: cst.ClassDef) -> bool:
@@ -76,19 +77,19 @@ class AgentClasses:
         nothing in this module calls (the loop that calls it is elsewhere), or
         that only such methods call (``step()`` calling ``self.learn()``)."""
         name = func.name.value
-        cls = enclosing_class(self.ctx, func)
+        cls = self.sem.method_class(func)
         if name.startswith("__") or cls is None or not self.is_agent(cls):
             return None
         if name in FRAMEWORK_HOOKS and any(dotted(b.value) != "object" for b in cls.bases):
             return None  # a base we cannot read may be a Keras model whose fit() calls it
         if self._referenced(func, cls):
             return None
-        for call in self.ctx.shared(Callers).calls_of(func):
-            caller = enclosing_function(self.ctx, call)
+        for call in self._callers(func):
+            caller = self._calling_function(call)
             if (
                 depth >= MAX_DEPTH
                 or caller is None
-                or enclosing_class(self.ctx, caller) is not cls
+                or self.sem.method_class(caller) is not cls
                 or enclosing_loops(self.ctx, call)
                 or self.entry_method(caller, depth + 1) is None
             ):
@@ -97,7 +98,7 @@ class AgentClasses:
 
     def how_reached(self, func: cst.FunctionDef) -> str:
         """Why ``func`` (an entry method) runs from outside, for messages."""
-        callers = [enclosing_function(self.ctx, c) for c in self.ctx.shared(Callers).calls_of(func)]
+        callers = [self._calling_function(c) for c in self._callers(func)]
         names = list(dict.fromkeys(f"`{c.name.value}()`" for c in callers if c is not None))
         if not names:
             return f"nothing in this module calls `{func.name.value}()`"
@@ -105,6 +106,19 @@ class AgentClasses:
             f"`{func.name.value}()` is called only from {' and '.join(names)}, which nothing "
             "in this module calls"
         )
+
+    def _callers(self, func: cst.FunctionDef) -> List[cst.Call]:
+        """The calls of this module that may run ``func``, but its own recursive ones."""
+        graph: CallGraph = self.ctx.shared(CallGraph)
+        return [c for c in graph.possible_callers(func) if not self.ctx.contains(func, c)]
+
+    def _calling_function(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+        """The function whose body makes ``call``; None in a lambda (a callback
+        handed on, which runs who knows when) or outside any function."""
+        scope = self.sem.scope_of(call)
+        while scope.kind is ScopeKind.COMPREHENSION and scope.parent is not None:
+            scope = scope.parent
+        return scope.function
 
     def _signals(self, cls: cst.ClassDef) -> int:
         found = set()
@@ -123,7 +137,7 @@ class AgentClasses:
     def _framework(self, cls: cst.ClassDef) -> bool:
         """A Keras model or layer, a TF-Agents agent...: the framework calls its methods."""
         return any(
-            (self.ctx.qualname(base.value) or "").startswith(FRAMEWORK_PREFIXES)
+            (self.ctx.qualname(base.value) or "").startswith(FRAMEWORK_BASE_PREFIXES)
             for base in cls.bases
         )
 

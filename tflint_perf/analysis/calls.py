@@ -20,12 +20,44 @@ module of the linted tree), not here.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Set, cast
 
 from tflint_perf.analysis.semantic import Binding, BindingKind, SemanticModel
 from tflint_perf.engine import cst
 
 _MAX_ALIASES = 5
+# Method names too common in other libraries to match through an unknown
+# receiver (``sess.run(x)``, ``optimizer.apply(...)``): see ``possible_callers``.
+_COMMON_METHODS = frozenset(
+    {
+        "run",
+        "step",
+        "call",
+        "get",
+        "update",
+        "append",
+        "add",
+        "apply",
+        "close",
+        "write",
+        "read",
+        "reset",
+        "format",
+        "join",
+        "split",
+        "copy",
+        "numpy",
+        "fit",
+        "evaluate",
+        "compile",
+        "save",
+        "load",
+        "build",
+        "train",
+        "__call__",
+        "__init__",
+    }
+)
 
 
 class CallGraph:
@@ -41,6 +73,8 @@ class CallGraph:
         self._resolving: Set[cst.Call] = set()
         self._direct: Optional[Dict[cst.FunctionDef, List[cst.Call]]] = None
         self._calls_in: Optional[Dict[Optional[cst.FunctionDef], List[cst.Call]]] = None
+        self._by_name: Optional[Dict[str, List[cst.Call]]] = None
+        self._defined: Optional[Dict[str, int]] = None
 
     # -- resolving a call ----------------------------------------------------
     def resolve(self, call: cst.Call) -> List[cst.FunctionDef]:
@@ -176,6 +210,36 @@ class CallGraph:
                 for target in self._targets(call.func, call, 0, direct=True):
                     self._direct.setdefault(target, []).append(call)
         return self._direct.get(func, [])
+
+    def possible_callers(self, func: cst.FunctionDef) -> List[cst.Call]:
+        """``callers``, and for a method, the calls of its name through a receiver
+        whose class is unknown (``agent.act(s)``, ``agent`` a parameter) when no
+        other function of the module has that name and it is not one every
+        library uses (``sess.run(x)`` is not ``def run``): calls that may run it."""
+        found = self.callers(func)
+        name = func.name.value
+        if self.sem.method_class(func) is None or name in _COMMON_METHODS:
+            return found
+        if self._defined is None:
+            self._defined = {}
+            for each in self.ctx.nodes(cst.FunctionDef):
+                self._defined[each.name.value] = self._defined.get(each.name.value, 0) + 1
+            self._by_name = {}
+            for call in self.ctx.nodes(cst.Call):
+                if isinstance(call.func, cst.Attribute):
+                    self._by_name.setdefault(call.func.attr.value, []).append(call)
+        if self._defined.get(name) != 1 or self._by_name is None:
+            return found
+        loose = [
+            call
+            for call in self._by_name.get(name, ())
+            if call not in found
+            and not self.resolve(call)
+            and self.values.instance_class(cast(cst.Attribute, call.func).value) is None
+        ]
+        if not loose:
+            return found
+        return sorted(found + loose, key=lambda call: self.ctx.span(call)[0])
 
     def argument(
         self, call: cst.Call, func: cst.FunctionDef, param: str

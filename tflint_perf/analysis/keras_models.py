@@ -5,22 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set
 
-from tflint_perf.analysis.steps import TF1_GRAPH_MODE, _bound_bases, is_clear_session
+from tflint_perf.analysis.api.keras import (
+    APPLICATIONS,
+    MODEL_CLASSES,
+    MODEL_FACTORIES,
+    TF1_SESSION_CALLS,
+)
+from tflint_perf.analysis.steps import TF1_GRAPH_MODE, bound_bases, is_clear_session
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import dotted
 from tflint_perf.engine.walk import descendants
 
-MODEL_CLASSES = frozenset(
-    {"keras.Sequential", "keras.models.Sequential", "keras.Model", "keras.models.Model"}
-)
-MODEL_FACTORIES = frozenset(
-    {
-        "keras.models.load_model",
-        "keras.saving.load_model",
-        "keras.models.clone_model",
-        "keras.models.model_from_json",
-    }
-)
 TRAINING_METHODS = frozenset({"fit", "fit_generator", "evaluate", "evaluate_generator"})
 # Training by hand: a custom loop in the function trains the model it builds.
 CUSTOM_TRAINING = frozenset({"apply_gradients", "train_on_batch", "minimize"})
@@ -51,7 +46,7 @@ def is_model_construction(ctx, call: cst.CSTNode) -> bool:
         return False
     if qual in MODEL_CLASSES or qual in MODEL_FACTORIES:
         return True
-    return qual.startswith("keras.applications.") and qual.rsplit(".", 1)[-1][:1].isupper()
+    return qual.startswith(APPLICATIONS) and qual.rsplit(".", 1)[-1][:1].isupper()
 
 
 def _local_model_subclasses(ctx) -> set:
@@ -140,7 +135,7 @@ class ModelNames:
                     construction = node
                 clears = clears or is_clear_session(self.ctx, node)
             elif isinstance(node, cst.Assign) and self.is_model_expr(node.value):
-                built.update(n for t in node.targets for n in _bound_bases(t.target))
+                built.update(n for t in node.targets for n in bound_bases(t.target))
                 built.update(filter(None, (dotted(t.target) for t in node.targets)))
             elif isinstance(node, cst.Return) and node.value is not None:
                 value = node.value
@@ -193,14 +188,7 @@ def keras_only_module(ctx) -> bool:
 
 # Calls that show Keras runs on a TF1 graph here: calling a model on NumPy
 # data builds graph ops instead of computing, so `model(x)` is no advice.
-SESSION_CALLS = TF1_GRAPH_MODE | {
-    "tensorflow.Session",
-    "tensorflow.InteractiveSession",
-    "tensorflow.ConfigProto",
-    "tensorflow.placeholder",
-    "keras.backend.set_session",
-    "keras.backend.get_session",
-}
+SESSION_CALLS = TF1_GRAPH_MODE | TF1_SESSION_CALLS
 
 
 def graph_mode_keras(ctx) -> bool:

@@ -13,25 +13,18 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
+from tflint_perf.analysis.api.batches import (
+    ARRAY_LIBRARIES,
+    EXPAND,
+    FILLED,
+    NEWAXIS,
+    RESHAPE,
+    SHAPED,
+    WRAP_CALLS,
+)
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import dotted
 
-# Wrapping one item in a list and converting it: a batch of one.
-WRAP_CALLS = frozenset(
-    {
-        "numpy.array",
-        "numpy.asarray",
-        "numpy.stack",
-        "numpy.vstack",
-        "tensorflow.constant",
-        "tensorflow.stack",
-        "tensorflow.convert_to_tensor",
-    }
-)
-EXPAND = frozenset({"numpy.expand_dims", "tensorflow.expand_dims"})
-RESHAPE = frozenset({"numpy.reshape", "tensorflow.reshape"})
-NEWAXIS = frozenset({"numpy.newaxis", "tensorflow.newaxis"})
-FILLED = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full"})
 SMALL = 8  # x[i:i+k] with k up to this is a "small slice"
 MAX_DEPTH = 6
 
@@ -112,7 +105,7 @@ def _call(ctx, call: cst.Call, resolve, depth: int):
     if (
         isinstance(first, cst.List)
         and _single(first.elements)
-        and (qual is None or not qual.startswith(("numpy.", "tensorflow.")))
+        and (qual is None or not qual.startswith(ARRAY_LIBRARIES))
     ):
         return call
     # Element-wise work on a batch of one keeps it one: x[None].astype(...),
@@ -134,9 +127,7 @@ def built_with_rows(ctx, expr, resolve: Optional[Resolve] = None) -> bool:
     if not isinstance(expr, cst.Call):
         return False
     qual = ctx.call_name(expr) or ""
-    if not qual.startswith(
-        ("numpy.random.", "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full")
-    ):
+    if not qual.startswith(SHAPED):
         return False
     shape = next(
         (

@@ -25,118 +25,45 @@ demand.
 
 Positions are the engine walk's pre-order indexes (``ctx.span``): source
 order, and containment, in O(1).
+
+Scopes and bindings themselves are defined in ``scopes.py``, the pass that
+collects the bindings is ``binder.py``; both are imported from here.
 """
 
 from __future__ import annotations
 
-import enum
-from dataclasses import dataclass, field
-from typing import Dict, Iterable, Iterator, List, Optional, Set, Union, cast
+from typing import Dict, Iterator, List, Optional, Set, Union, cast
 
+from tflint_perf.analysis.binder import Binder
+from tflint_perf.analysis.scopes import (
+    COMPREHENSIONS,
+    CONDITIONAL,
+    LOOPS,
+    MUTATORS,
+    SCOPE_NODES,
+    Binding,
+    BindingKind,
+    Scope,
+    ScopeKind,
+    all_params,
+    first_param,
+    leaves,
+)
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import dotted
-from tflint_perf.engine.nodes import node_types
 from tflint_perf.engine.walk import children
 
-
-class ScopeKind(enum.Enum):
-    MODULE = "module"
-    CLASS = "class"
-    FUNCTION = "function"
-    LAMBDA = "lambda"
-    COMPREHENSION = "comprehension"
-
-
-class BindingKind(enum.Enum):
-    IMPORT = "import"
-    ASSIGNMENT = "assignment"  # x = v, x: T = v, (x := v); and unpacking
-    AUGMENTED = "augmented"  # x += v
-    PARAMETER = "parameter"
-    LOOP_TARGET = "loop target"  # for x in ..., comprehension targets
-    WITH_TARGET = "with target"
-    FUNCTION = "function"
-    CLASS = "class"
-    EXCEPT_TARGET = "except target"
-    DELETION = "deletion"
-    MUTATION = "mutation"  # xs.append(v), x[i] = v, x.a += v: the object changes
-
-
-# Methods that change the object they are called on (Python containers).
-MUTATORS = frozenset(
-    {
-        "append",
-        "extend",
-        "insert",
-        "add",
-        "update",
-        "appendleft",
-        "extendleft",
-        "put",
-        "pop",
-        "popleft",
-        "remove",
-        "discard",
-        "clear",
-        "setdefault",
-    }
-)
-# Node groups as lazy tuples: naming them does not load LibCST (engine/nodes.py).
-SCOPE_NODES = cast(
-    "tuple[type[cst.FunctionDef], type[cst.ClassDef], type[cst.Lambda], type[cst.ListComp],"
-    " type[cst.SetComp], type[cst.DictComp], type[cst.GeneratorExp]]",
-    node_types(
-        "FunctionDef", "ClassDef", "Lambda", "ListComp", "SetComp", "DictComp", "GeneratorExp"
-    ),
-)
-COMPREHENSIONS = cast(
-    "tuple[type[cst.ListComp], type[cst.SetComp], type[cst.DictComp], type[cst.GeneratorExp]]",
-    node_types("ListComp", "SetComp", "DictComp", "GeneratorExp"),
-)
-LOOPS = cast("tuple[type[cst.For], type[cst.While]]", node_types("For", "While"))
-# Statements whose blocks may not run (or run one of several branches).
-_CONDITIONAL = node_types("If", "Else", "For", "While", "Try", "ExceptHandler", "MatchCase")
-
-
-@dataclass(eq=False)
-class Binding:
-    name: str  # ``x``, or a dotted name for an attribute binding (``self.model``)
-    kind: BindingKind
-    scope: "Scope"
-    node: cst.CSTNode  # what is bound: the Name (or Attribute) node, the def, the import alias
-    statement: (
-        cst.CSTNode
-    )  # the binding statement (Assign, For, With, Import, FunctionDef, Param ...)
-    position: int  # reads with a greater walk index see the new value
-    value: Optional[cst.CSTNode] = None  # the value, where the source shows it
-    # For unpacking (``a, b = f()``) and loop targets: the whole value or the
-    # iterable, and the path of indexes to this name (``(1,)`` for ``b``).
-    source: Optional[cst.BaseExpression] = None
-    path: tuple = ()
-    qualname: Optional[str] = None  # for imports: the canonical qualified name
-
-    @property
-    def plain(self) -> bool:
-        """An assignment whose value the source shows: ``name = value``, or
-        ``a, b = x, y`` (``b``'s value is ``y``)."""
-        return self.kind is BindingKind.ASSIGNMENT and self.value is not None
-
-
-@dataclass(eq=False)
-class Scope:
-    kind: ScopeKind
-    node: cst.CSTNode  # the Module, ClassDef, FunctionDef, Lambda or comprehension
-    parent: Optional["Scope"]
-    bindings: Dict[str, List[Binding]] = field(default_factory=dict)
-    globals: Set[str] = field(default_factory=set)
-    nonlocals: Set[str] = field(default_factory=set)
-    children: List["Scope"] = field(default_factory=list)
-
-    def add(self, binding: Binding) -> None:
-        self.bindings.setdefault(binding.name, []).append(binding)
-
-    @property
-    def function(self) -> Optional[cst.FunctionDef]:
-        return self.node if isinstance(self.node, cst.FunctionDef) else None
+__all__ = [
+    "COMPREHENSIONS",
+    "LOOPS",
+    "MUTATORS",
+    "SCOPE_NODES",
+    "Binding",
+    "BindingKind",
+    "Scope",
+    "ScopeKind",
+    "SemanticModel",
+]
 
 
 class SemanticModel:
@@ -147,65 +74,19 @@ class SemanticModel:
         self.module_scope = Scope(ScopeKind.MODULE, ctx.module, None)
         self._scopes: Dict[cst.CSTNode, Scope] = {ctx.module: self.module_scope}
         self._scope_of: Dict[cst.CSTNode, Scope] = {}
-        # class node -> attribute name -> bindings made through ``self.<name> = ...``
-        self.class_attributes: Dict[cst.ClassDef, Dict[str, List[Binding]]] = {}
-        self._by_statement: Dict[cst.CSTNode, List[Binding]] = {}
         self._reads_by_name: Optional[Dict[str, List[cst.Name]]] = None  # see references()
-        self._build()
-
-    # -- building -----------------------------------------------------------
-    def _build(self) -> None:
-        ctx = self.ctx
-        scope_types = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp)
-        for node_type in scope_types + (cst.DictComp, cst.GeneratorExp):
-            for node in ctx.nodes(node_type):
-                self.scope(node)
-        for node in ctx.nodes(cst.Global):
-            self.scope_of(node).globals.update(n.name.value for n in node.names)
-        for node in ctx.nodes(cst.Nonlocal):
-            self.scope_of(node).nonlocals.update(n.name.value for n in node.names)
-        for node in ctx.nodes(cst.Import):
-            self._imports(node)
-        for node in ctx.nodes(cst.ImportFrom):
-            self._imports(node)
-        for node in ctx.nodes(cst.FunctionDef):
-            self._bind_name(node.name, node, BindingKind.FUNCTION, node, self.ctx.span(node)[0])
-            self._parameters(node, node.params)
-        for node in ctx.nodes(cst.Lambda):
-            self._parameters(node, node.params)
-        for node in ctx.nodes(cst.ClassDef):
-            self._bind_name(node.name, node, BindingKind.CLASS, node, self.ctx.span(node)[0])
-        for node in ctx.nodes(cst.Assign):
-            for target in node.targets:
-                self._target(target.target, node, node.value, BindingKind.ASSIGNMENT)
-        for node in ctx.nodes(cst.AnnAssign):
-            if node.value is not None:
-                self._target(node.target, node, node.value, BindingKind.ASSIGNMENT)
-        for node in ctx.nodes(cst.AugAssign):
-            kind = BindingKind.AUGMENTED if isinstance(node.target, cst.Name) else None
-            self._target(node.target, node, node, kind or BindingKind.MUTATION)
-        for node in ctx.nodes(cst.NamedExpr):
-            self._target(node.target, node, node.value, BindingKind.ASSIGNMENT)
-        for node in ctx.nodes(cst.For):
-            self._target(node.target, node, None, BindingKind.LOOP_TARGET, source=node.iter)
-        for node in ctx.nodes(cst.CompFor):
-            self._target(node.target, node, None, BindingKind.LOOP_TARGET, source=node.iter)
-        for node in ctx.nodes(cst.WithItem):
-            if node.asname is not None:
-                self._target(node.asname.name, node, node.item, BindingKind.WITH_TARGET)
-        for node in ctx.nodes(cst.ExceptHandler):
-            if node.name is not None and isinstance(node.name.name, cst.Name):
-                self._bind_name(node.name.name, node, BindingKind.EXCEPT_TARGET, None)
-        for node in ctx.nodes(cst.Del):
-            for leaf in _leaves(node.target):
-                if isinstance(leaf, cst.Name):
-                    self._bind_name(leaf, node, BindingKind.DELETION, None)
-        for node in ctx.nodes(cst.Call):
-            self._mutating_call(node)
+        binder = Binder(self)
+        binder.bind()
+        # class node -> attribute name -> bindings made through ``self.<name> = ...``
+        self.class_attributes: Dict[cst.ClassDef, Dict[str, List[Binding]]] = (
+            binder.class_attributes
+        )
+        self._by_statement: Dict[cst.CSTNode, List[Binding]] = binder.by_statement
         for scope in self._scopes.values():
             for found in scope.bindings.values():
                 found.sort(key=lambda b: b.position)
 
+    # -- scopes ---------------------------------------------------------------
     def scope(self, node: cst.CSTNode) -> Scope:
         """The scope a scope node (def, class, lambda, comprehension, module) opens."""
         got = self._scopes.get(node)
@@ -219,123 +100,6 @@ class SemanticModel:
             got = self._scopes[node] = Scope(kind, node, parent)
             parent.children.append(got)
         return got
-
-    def _add(self, binding: Binding) -> None:
-        binding.scope.add(binding)
-        self._by_statement.setdefault(binding.statement, []).append(binding)
-
-    def _bind_name(self, name: cst.Name, statement, kind, value, position=None, **extra) -> None:
-        scope = self._binding_scope(name, statement)
-        if position is None:
-            position = self._visible_from(statement)
-        self._add(Binding(name.value, kind, scope, name, statement, position, value, **extra))
-
-    def _binding_scope(self, name: cst.Name, statement) -> Scope:
-        """Where a name is bound: the scope of its statement; a def/class name in
-        the scope around it; a walrus in a comprehension in the scope around that."""
-        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) and name is statement.name:
-            scope = self.scope_of(statement)
-        else:
-            scope = self.scope_of(name)
-        if isinstance(statement, cst.NamedExpr):
-            while scope.kind is ScopeKind.COMPREHENSION and scope.parent is not None:
-                scope = scope.parent
-        if name.value in scope.globals:
-            return self.module_scope
-        return scope
-
-    def _visible_from(self, statement: cst.CSTNode) -> int:
-        """A name bound by ``statement`` is visible to reads after the
-        statement's value is computed: after a ``for``'s iterable, after an
-        assignment (reads with a greater walk index)."""
-        if isinstance(statement, (cst.For, cst.CompFor)):
-            return self.ctx.span(statement.iter)[1]
-        return self.ctx.span(statement)[1]
-
-    def _imports(self, node: Union[cst.Import, cst.ImportFrom]) -> None:
-        if isinstance(node.names, cst.ImportStar):
-            return
-        for alias in node.names:
-            asname = alias.asname.name if alias.asname is not None else None
-            local = asname if isinstance(asname, cst.Name) else None
-            if local is None:
-                head: cst.BaseExpression = alias.name
-                while isinstance(head, cst.Attribute):
-                    head = head.value
-                local = head if isinstance(head, cst.Name) else None
-            if local is None:
-                continue
-            qualname = self.ctx.imports.qualname(cst.Name(local.value))
-            self._bind_name(local, node, BindingKind.IMPORT, None, qualname=qualname)
-
-    def _parameters(self, owner, params: cst.Parameters) -> None:
-        scope = self.scope(owner)
-        position = self.ctx.span(owner)[0]
-        every = [*params.posonly_params, *params.params, *params.kwonly_params]
-        for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
-                every.append(star)
-        for param in every:
-            self._add(
-                Binding(param.name.value, BindingKind.PARAMETER, scope, param.name, param, position)
-            )
-
-    def _target(self, target, statement, value, kind, source=None, path=()) -> None:
-        """Bindings of an assignment target: names, unpacking, attributes, subscripts."""
-        if isinstance(target, cst.Name):
-            self._bind_name(target, statement, kind, value, source=source, path=path)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            whole = source if source is not None else value
-            for index, element in enumerate(target.elements):
-                inner = element.value
-                part = _element(value, index) if kind is not BindingKind.LOOP_TARGET else None
-                if isinstance(element, cst.StarredElement):
-                    part = None
-                self._target(inner, statement, part, kind, source=whole, path=path + (index,))
-        elif isinstance(target, cst.StarredElement):
-            self._target(target.value, statement, None, kind, source, path)
-        elif isinstance(target, cst.Attribute):
-            self._attribute(target, statement, value, kind)
-        elif isinstance(target, cst.Subscript):
-            base = target.value
-            while isinstance(base, (cst.Subscript, cst.Attribute)):
-                base = base.value
-            if isinstance(base, cst.Name):
-                self._bind_name(base, statement, BindingKind.MUTATION, statement)
-
-    def _attribute(self, target: cst.Attribute, statement, value, kind) -> None:
-        name = dotted(target)
-        if name is None:
-            return
-        scope = self.scope_of(target)
-        position = self._visible_from(statement)
-        if kind is BindingKind.ASSIGNMENT and value is not None:
-            binding = Binding(name, kind, scope, target, statement, position, value)
-        else:
-            binding = Binding(name, BindingKind.MUTATION, scope, target, statement, position)
-        self._add(binding)
-        owner = self.method_class(scope.function) if scope.function is not None else None
-        head = name.split(".")
-        if owner is not None and len(head) == 2 and head[0] == _first_param(scope.function):
-            self.class_attributes.setdefault(owner, {}).setdefault(head[1], []).append(binding)
-
-    def _mutating_call(self, call: cst.Call) -> None:
-        func = call.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value in MUTATORS):
-            return
-        if self.ctx.qualname(func) is not None:
-            return  # ``tf.add(x, y)``, ``np.append(a, v)``: a module's function
-        receiver = func.value
-        while isinstance(receiver, cst.Subscript):
-            receiver = receiver.value
-        name = dotted(receiver)
-        if name is None:
-            return
-        statement = self.statement_of(call)
-        scope = self.scope_of(call)
-        position = self.ctx.span(call)[1]
-        node = receiver if isinstance(receiver, (cst.Name, cst.Attribute)) else func
-        self._add(Binding(name, BindingKind.MUTATION, scope, node, statement, position, call))
 
     # -- where things are ----------------------------------------------------
     def scope_of(self, node: cst.CSTNode) -> Scope:
@@ -483,7 +247,7 @@ class SemanticModel:
         """Whether ``statement`` sits in a block that may not run before ``at``."""
         child = statement
         for parent in self.ctx.ancestors_of(statement):
-            if isinstance(parent, _CONDITIONAL) and child is not getattr(parent, "test", None):
+            if isinstance(parent, CONDITIONAL) and child is not getattr(parent, "test", None):
                 if not self.ctx.contains(parent, at):
                     return True
             if isinstance(parent, SCOPE_NODES) or self.ctx.contains(parent, at):
@@ -495,7 +259,7 @@ class SemanticModel:
         head, _, attr = name.partition(".")
         func = scope.function
         owner = self.method_class(func) if func is not None else None
-        if owner is None or head != _first_param(func) or "." in attr:
+        if owner is None or head != first_param(func) or "." in attr:
             return []
         out: List[Binding] = []
         for cls in self.class_and_bases(owner):
@@ -661,51 +425,19 @@ def _evaluated_inside(scope_node, child, below, node) -> bool:
             return True
         if child is scope_node.params:  # parameter names: inside; defaults, annotations: not
             return isinstance(node, cst.Name) and any(
-                p.name is node for p in _all_params(scope_node.params)
+                p.name is node for p in all_params(scope_node.params)
             )
         return False
     if isinstance(scope_node, cst.Lambda):
         if child is scope_node.body:
             return True
         return child is scope_node.params and any(
-            p.name is node for p in _all_params(scope_node.params)
+            p.name is node for p in all_params(scope_node.params)
         )
     if isinstance(scope_node, cst.ClassDef):
         return child is scope_node.body
     # a comprehension: all but its first iterable
     return not (child is scope_node.for_in and below is scope_node.for_in.iter)
-
-
-def _all_params(params: cst.Parameters) -> List[cst.Param]:
-    every = [*params.posonly_params, *params.params, *params.kwonly_params]
-    every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
-    return every
-
-
-def _first_param(func: Optional[cst.FunctionDef]) -> Optional[str]:
-    if func is None:
-        return None
-    params = [*func.params.posonly_params, *func.params.params]
-    return params[0].name.value if params else None
-
-
-def _element(value, index: int):
-    """Element ``index`` of a literal tuple or list value, for unpacking."""
-    if isinstance(value, (cst.Tuple, cst.List)) and index < len(value.elements):
-        element = value.elements[index]
-        if not any(isinstance(e, cst.StarredElement) for e in value.elements):
-            return element.value
-    return None
-
-
-def _leaves(target) -> Iterable[cst.CSTNode]:
-    if isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            yield from _leaves(element.value)
-    elif isinstance(target, cst.StarredElement):
-        yield from _leaves(target.value)
-    else:
-        yield target
 
 
 def _free(node: cst.CSTNode, bound: frozenset, out: List[str]) -> None:
@@ -722,10 +454,10 @@ def _free(node: cst.CSTNode, bound: frozenset, out: List[str]) -> None:
         _free(node.value, bound, out)
         return
     if isinstance(node, cst.Lambda):
-        for param in _all_params(node.params):  # defaults run where the lambda is made
+        for param in all_params(node.params):  # defaults run where the lambda is made
             if param.default is not None:
                 _free(param.default, bound, out)
-        inner = bound | {p.name.value for p in _all_params(node.params)}
+        inner = bound | {p.name.value for p in all_params(node.params)}
         _free(node.body, frozenset(inner), out)
         return
     if isinstance(node, COMPREHENSIONS):
@@ -765,4 +497,4 @@ def _is_read(ctx, node: cst.Name) -> bool:
 
 
 def _target_names(target: cst.CSTNode) -> List[str]:
-    return [n.value for n in _leaves(target) if isinstance(n, cst.Name)]
+    return [n.value for n in leaves(target) if isinstance(n, cst.Name)]

@@ -5,7 +5,7 @@
   eager code);
 - where a missing ``import tensorflow as tf`` goes (``import_insertion_line``)
   and whether a name is free to bind (``name_is_free``);
-- ``is_clear_session``, ``_bound_bases`` and ``TF1_GRAPH_MODE``, still read by
+- ``is_clear_session``, ``bound_bases`` and ``TF1_GRAPH_MODE``, still read by
   ``keras_models`` (other rules' module) until it moves onto the semantic model.
 """
 
@@ -36,17 +36,17 @@ def is_clear_session(ctx, call: cst.CSTNode) -> bool:
     return isinstance(call.func, cst.Attribute) and call.func.attr.value == "clear_session"
 
 
-def _bound_bases(target: cst.BaseExpression):
+def bound_bases(target: cst.BaseExpression):
     """Names whose value an assignment to ``target`` changes."""
     if isinstance(target, cst.Name):
         return [target.value]
     if isinstance(target, (cst.Tuple, cst.List)):
         out = []
         for element in target.elements:
-            out.extend(_bound_bases(element.value))
+            out.extend(bound_bases(element.value))
         return out
     if isinstance(target, cst.StarredElement):
-        return _bound_bases(target.value)
+        return bound_bases(target.value)
     base = target
     while isinstance(base, (cst.Attribute, cst.Subscript)):
         base = base.value

@@ -18,7 +18,9 @@ from typing import Dict, List, Optional, Set
 
 from tflint_perf.analysis import api
 from tflint_perf.analysis.api import Kind
+from tflint_perf.analysis.api.keras import LAYER_BASES, MODEL_BASES
 from tflint_perf.analysis.api.tables import SAME_KIND
+from tflint_perf.analysis.api.tensorflow import TF_FUNCTION, TYPE_ANNOTATIONS, WHERE
 from tflint_perf.analysis.semantic import Binding, BindingKind, SemanticModel
 from tflint_perf.engine import cst
 
@@ -31,9 +33,6 @@ _ELEMENTS = {
     Kind.VARIABLE: Kind.TENSOR,
 }
 _ARRAYS = (Kind.TENSOR, Kind.ARRAY, Kind.VARIABLE)
-_MODEL_BASES = frozenset({"keras.Model", "keras.models.Model", "keras.Sequential"})
-_LAYER_BASES = frozenset({"keras.layers.Layer", "keras.Layer"})
-_ANNOTATIONS = {"tensorflow.Tensor": Kind.TENSOR, "numpy.ndarray": Kind.ARRAY}
 _DEPTH = 12
 _ALIASES = 5  # names for one class or object followed (a = b; c = a)
 _PENDING = object()
@@ -154,7 +153,7 @@ class Values:
             annotation = param.annotation.annotation
             if isinstance(annotation, cst.Subscript):
                 annotation = annotation.value
-            found = _ANNOTATIONS.get(self.ctx.qualname(annotation) or "")
+            found = TYPE_ANNOTATIONS.get(self.ctx.qualname(annotation) or "")
             if found is not None:
                 return found
         func = binding.scope.function
@@ -261,7 +260,7 @@ class Values:
         func = call.func
         qualname = self.ctx.call_name(call)
         if qualname is not None:
-            if qualname == "numpy.where":
+            if qualname == WHERE:
                 return Kind.ARRAY if len(call.args) == 3 else Kind.LIST
             exported = self.project_facts(qualname)
             if exported is not None:
@@ -339,10 +338,10 @@ class Values:
             known = self._classes[cls] = Kind.UNKNOWN  # cycles
             for each in self.sem.class_and_bases(cls):
                 quals = {self.ctx.qualname(b.value) for b in each.bases}
-                if quals & _MODEL_BASES:
+                if quals & MODEL_BASES:
                     known = Kind.KERAS_MODEL
                     break
-                if quals & _LAYER_BASES:
+                if quals & LAYER_BASES:
                     known = Kind.LAYER
                     break
             self._classes[cls] = known
@@ -465,6 +464,6 @@ def _compiled(ctx, func: cst.FunctionDef) -> bool:
         target = decorator.decorator
         if isinstance(target, cst.Call):
             target = target.func
-        if ctx.qualname(target) == "tensorflow.function":
+        if ctx.qualname(target) == TF_FUNCTION:
             return True
     return False

@@ -162,3 +162,32 @@ STEP_FUNCTION_NAME = (
     r"^(?:[a-z0-9]+_)*(?:train|training|test|eval|evaluate|evaluation|val|valid|validation|"
     r"predict|prediction|infer|inference)_?steps?(?:_fn|_func|_function)?$"
 )
+
+# Making a Keras model: its classes (subclassed too) and the functions that
+# return one; ``keras.applications.<Model>`` builds one of the zoo.
+MODEL_CLASSES = SEQUENTIAL | FUNCTIONAL
+MODEL_FACTORIES = frozenset(
+    {
+        "keras.models.load_model",
+        "keras.saving.load_model",
+        "keras.models.clone_model",
+        "keras.models.model_from_json",
+    }
+)
+APPLICATIONS = "keras.applications."
+# Keras on a TF1 graph: a session made or handed to Keras, a placeholder
+# (with the switches to graph mode, ``analysis/steps.py``'s TF1_GRAPH_MODE).
+TF1_SESSION_CALLS = frozenset(
+    {
+        "tensorflow.Session",
+        "tensorflow.InteractiveSession",
+        "tensorflow.ConfigProto",
+        "tensorflow.placeholder",
+        "keras.backend.set_session",
+        "keras.backend.get_session",
+    }
+)
+# A class of the module deriving from one of these is a model or a layer
+# (``analysis/values.py``: what its instances are).
+MODEL_BASES = frozenset({"keras.Model", "keras.models.Model", "keras.Sequential"})
+LAYER_BASES = frozenset({"keras.layers.Layer", "keras.Layer"})

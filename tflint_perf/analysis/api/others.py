@@ -62,3 +62,7 @@ ITERATING_BUILTINS = frozenset("list tuple set sorted iter next enumerate zip".s
 ENVIRON = "os.environ"
 ENV_SETTERS = frozenset({"os.environ.setdefault", "os.putenv"})
 ENV_UPDATE = "os.environ.update"
+# Bases whose subclasses' methods a framework calls itself (``fit`` calls
+# ``train_step``, TF-Agents calls ``_train``): such a class is no RL agent
+# driven by the user's own episode loop (``analysis/agent_classes.py``).
+FRAMEWORK_BASE_PREFIXES = ("keras.", "tensorflow.", "tf_agents.", "torch.")

@@ -280,3 +280,9 @@ STRATEGY_METHODS = merge(
         Api(Kind.UNKNOWN),
     ),
 )
+# The decorator that compiles a function to a graph.
+TF_FUNCTION = "tensorflow.function"
+# Parameter annotations that say what a value is.
+TYPE_ANNOTATIONS = {"tensorflow.Tensor": Kind.TENSOR, "numpy.ndarray": Kind.ARRAY}
+# np.where(c) gives a tuple of index arrays; np.where(c, a, b) one array.
+WHERE = "numpy.where"
