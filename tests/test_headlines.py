@@ -1,7 +1,7 @@
 """What users read: a headline of at most 100 characters, and code that parses.
 
-For the rules whose messages follow the headline + detail form (issue 22):
-every finding on their fixtures has a one-line headline of at most 100
+Every rule's messages follow the headline + detail form (issue 22):
+every finding on the fixtures has a one-line headline of at most 100
 characters, and every backticked snippet in the headline or the detail
 parses as Python (a statement, an expression, a method tail such as
 ``.prefetch(...)``, a keyword argument, or a loop header).
@@ -16,13 +16,16 @@ from fixture_cases import FIXTURES, sources
 from tflint_perf.engine.linter import lint_source
 from tflint_perf.rules import all_rules
 
-# Rules whose headlines and details follow the form (all of them, once each is ported).
-HEADLINE_RULES = ("TFP401", "TFP402", "TFP404")
+# Every rule's headlines and details follow the form.
+HEADLINE_RULES = tuple(
+    "TFP101 TFP102 TFP103 TFP201 TFP202 TFP203 TFP301 TFP302 TFP303 TFP401 TFP402 TFP403 TFP404".split()
+)
 SNIPPET = re.compile(r"`([^`]+)`")
 
 
 def parses(snippet: str) -> bool:
-    for candidate in (snippet, "x" + snippet, f"f({snippet})", snippet + ": pass"):
+    candidates = (snippet, "x" + snippet, f"f({snippet})", snippet + ": pass", snippet + "\n pass")
+    for candidate in candidates:
         try:
             ast.parse(candidate)
             return True
@@ -51,12 +54,13 @@ def test_the_checked_rules_exist():
     assert all((FIXTURES / code).is_dir() for code in HEADLINE_RULES)
 
 
-def test_tfp403_quoted_code_is_shortened_to_python():
-    """Quoted code too long for a headline is cut where it stays Python
-    (a call's head, a tuple's first items, a dotted name's last parts)."""
+def test_quoted_code_is_shortened_to_python():
+    """Quoted code too long for a message is cut where it stays Python (a call's
+    head, a tuple's first items, a dotted name's last parts, a loop header's
+    iterable)."""
     import ast
 
-    from tflint_perf.rules.tfp403_predict_in_loop.message import _clip
+    from tflint_perf.engine.headline import clip_code
 
     cases = {
         "np.expand_dims(Yin[data_len//N_FORWARD - 1], axis=0)": "np.expand_dims(...)",
@@ -65,8 +69,12 @@ def test_tfp403_quoted_code_is_shortened_to_python():
         '{"user": np.array([user]), "age": 3}': "{...}",
     }
     for text, short in cases.items():
-        assert _clip(text, 20) == short
+        assert clip_code(text, 20) == short
         ast.parse(short, mode="eval")
+    header = "for step, (batch_x, batch_y) in enumerate(train_data.take(training_steps), 1)"
+    short = clip_code(header, 60)
+    assert short == "for step, (batch_x, batch_y) in enumerate(...)"
+    ast.parse(short + ": pass")
 
 
 def test_fit_headline_takes_the_first_variant_that_fits():

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import List, Tuple
 
 from tflint_perf.analysis.convolution import Convolution, ConvOp
+from tflint_perf.engine.headline import HEADLINE as LIMIT
+from tflint_perf.engine.headline import fit_headline
 
-LIMIT = 100
 _LAYOUTS = {1: ("NWC", "WIO", "1D"), 2: ("NHWC", "HWIO", "2D"), 3: ("NDHWC", "DHWIO", "3D")}
 
 
@@ -20,7 +21,12 @@ def describe(conv: Convolution) -> Tuple[str, str]:
             text = f"{loops} compute {what}: use {ops[0]}"
             if len(text) <= LIMIT:
                 return text, _detail(conv, dims, ops)
-    return f"Loops compute {_what(conv, dims, short=True)}: use {ops[0]}", _detail(conv, dims, ops)
+    headline = fit_headline(
+        f"Loops compute {_what(conv, dims, short=True)}: use {ops[0]}",
+        f"Loops compute {_what(conv, dims, short=True).replace(' max/average', '')}: use {ops[0]}",
+        f"Loops compute {_what(conv, dims, short=True)}: use the op below",
+    )
+    return headline, _detail(conv, dims, ops)
 
 
 def _loops(conv: Convolution) -> str:

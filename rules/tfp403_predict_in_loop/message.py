@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import ast
 from typing import Tuple
 
 from tflint_perf.analysis.exports import defined_in
 from tflint_perf.engine import cst
+from tflint_perf.engine.headline import clip_code
 from tflint_perf.engine.names import dotted
 
 from .receiver import CALL, Inference
@@ -26,20 +26,20 @@ def message(
     """``call``: the inference; ``at``: the reported call (where the sample is made)."""
     method = inference.method
     model = dotted(inference.model) or "model"
-    spelled = f"`{_clip(dotted(at.func) or method, 40)}()`"
+    spelled = f"`{clip_code(dotted(at.func) or method, 40)}()`"
     direct = (
-        f"`{_clip(model, 30)}.predict_on_batch(x)`"
+        f"`{clip_code(model, 30)}.predict_on_batch(x)`"
         if graph_mode
-        else f"`{_clip(model, 30)}(x, training=False)`"
+        else f"`{clip_code(model, 30)}(x, training=False)`"
     )
     cost = _COST.get(method, _COST["predict"])
-    arg = f"`{_clip(ctx.code(site.sample), 50)}`"
+    arg = f"`{clip_code(ctx.code(site.sample), 50)}`"
     lines = [f"The input {arg} is one sample{_chain(ctx, site, at, call)}; {cost}."]
     if inference.external is not None:
         where = f"{defined_in(ctx, inference.external)}, line {inference.external.get('line')}"
         made = "makes it one sample and " if inference.made_inside else ""
         lines = [
-            f"`{_clip(dotted(call.func) or method, 40)}()` ({where}) {made}runs Keras inference "
+            f"`{clip_code(dotted(call.func) or method, 40)}()` ({where}) {made}runs Keras inference "
             f"on {arg}{_chain(ctx, site, at, call)}; {cost}."
         ]
         direct = "the model directly there, `model(x, training=False)`,"
@@ -114,11 +114,11 @@ def _first_loop_line(facts: dict) -> object:
 def _where(ctx, site: Site) -> str:
     loop = site.loop
     if isinstance(loop, cst.For):
-        return f"the loop over `{_clip(ctx.code(loop.target), 20)}`"
+        return f"the loop over `{clip_code(ctx.code(loop.target), 20)}`"
     if isinstance(loop, cst.While):
-        return f"`while {_clip(ctx.code(loop.test), 20)}`"
+        return f"`while {clip_code(ctx.code(loop.test), 20)}`"
     if loop is not None and hasattr(loop, "for_in"):
-        return f"the comprehension over `{_clip(ctx.code(loop.for_in.target), 20)}`"
+        return f"the comprehension over `{clip_code(ctx.code(loop.for_in.target), 20)}`"
     return "the loop"
 
 
@@ -138,14 +138,14 @@ def _chain(ctx, site: Site, at: cst.Call, call: cst.Call) -> str:
 
 
 def _spell(ctx, call: cst.Call) -> str:
-    return f"`{_clip(dotted(call.func) or ctx.code(call.func), 30)}()`"
+    return f"`{clip_code(dotted(call.func) or ctx.code(call.func), 30)}()`"
 
 
 def _why(ctx, site: Site) -> str:
     if site.handoff is not None:
         return "the loop that calls it feeds each result back into the next input"
     if site.stepper is not None:
-        step = _clip(ctx.code(site.stepper), 40)
+        step = clip_code(ctx.code(site.stepper), 40)
         return f"it drives `{step}`"
     return f"`{site.feedback}` is built from it"
 
@@ -172,40 +172,8 @@ def _shorten(head: str) -> str:
     for width in (20, 12, 8):
         # the longest quoted code first: the advice keeps its words where it can
         for k in sorted(range(1, len(parts), 2), key=lambda k: -len(parts[k])):
-            parts[k] = _clip(parts[k], width)
+            parts[k] = clip_code(parts[k], width)
             text = "`".join(parts)
             if len(text) <= LIMIT:
                 return text
     return text[: LIMIT - 3] + "..."
-
-
-def _clip(text: str, width: int) -> str:
-    """``text`` in at most ``width`` characters, still Python: a call or an index
-    keeps its head (``np.expand_dims(...)``), a dotted name its last parts."""
-    text = " ".join(text.split())
-    if len(text) <= width:
-        return text
-    items = text.split(", ")
-    while len(items) > 1:  # a tuple keeps its first items: ``s, a, ...``
-        items = items[:-1]
-        short = ", ".join(items) + ", ..."
-        if len(short) <= width and _parses(short):
-            return short
-    bracket = next((i for i, ch in enumerate(text) if ch in "([{"), None)
-    if bracket is not None:
-        short = text[:bracket] + {"(": "(...)", "[": "[...]", "{": "{...}"}[text[bracket]]
-        if len(short) <= width and _parses(short):
-            return short
-    parts = text.split(".")
-    while len(parts) > 1 and len(".".join(parts)) > width:
-        parts = parts[1:]
-    short = ".".join(parts)
-    return short if len(short) <= width and _parses(short) else "..."
-
-
-def _parses(code: str) -> bool:
-    try:
-        ast.parse(code, mode="eval")
-    except SyntaxError:
-        return False
-    return True

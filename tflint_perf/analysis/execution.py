@@ -35,6 +35,7 @@ from tflint_perf.analysis.summaries import Summaries
 from tflint_perf.analysis.tf_version import TfStyle
 from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
+from tflint_perf.engine.headline import clip_code
 from tflint_perf.engine.names import dotted, statement_blocks
 from tflint_perf.engine.walk import descendants
 
@@ -129,8 +130,7 @@ def _call_text(ctx, node: cst.CSTNode, width: int = 40) -> str:
 
 
 def _clip(text: str, width: int = 40) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 3] + "..."
+    return clip_code(text, width)
 
 
 @dataclass

@@ -620,7 +620,7 @@ def lint_notebook(text: str, path: str, settings, mode: str = "check", unsafe: b
         outcome = fix_source(joined.source, path, rules, unsafe, NOTEBOOK_MARKER)
         result.findings, result.fixed, result.error = outcome.findings, outcome.fixed, outcome.error
         if outcome.source != joined.source:
-            new_text = _apply_fixed(notebook, outcome.source)
+            new_text = apply_fixed(notebook, outcome.source)
             if new_text is None:
                 result.error = "a fix would move code across cells or touch an IPython magic; notebook left unfixed"
                 result.fixed = 0
@@ -657,7 +657,7 @@ def _new_texts(notebook: Notebook, fixed_joined: str) -> Optional[Dict[int, str]
     return new_texts
 
 
-def _apply_fixed(notebook: Notebook, fixed_joined: str) -> Optional[str]:
+def apply_fixed(notebook: Notebook, fixed_joined: str) -> Optional[str]:
     new_texts = _new_texts(notebook, fixed_joined)
     if new_texts is None:
         return None

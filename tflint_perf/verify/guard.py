@@ -298,9 +298,9 @@ def guard_tensorflow(guard: Guard, tf) -> None:
         if namespace is None:
             continue
         for name, (what, indexes) in _GFILE_WRITES.items():
-            _wrap(namespace, name, _write_check(guard, what, indexes))
+            wrap(namespace, name, write_check(guard, what, indexes))
         for name in _GFILE_READS:
-            _wrap(namespace, name, _remote_check(guard, "reading"))
+            wrap(namespace, name, _remote_check(guard, "reading"))
         for name in _GFILE_CLASSES:
             original = getattr(namespace, name, None)
             if isinstance(original, type) and not getattr(original, "__tfp_guarded__", False):
@@ -308,15 +308,15 @@ def guard_tensorflow(guard: Guard, tf) -> None:
     for dotted, name, index, what in _TF_WRITERS:
         namespace = _resolve(tf, dotted)
         if namespace is not None:
-            _wrap(namespace, name, _write_check(guard, what, (index,)))
+            wrap(namespace, name, write_check(guard, what, (index,)))
     for dotted, name, index, what in _TF_METHODS:
         cls = _resolve(tf, dotted)
         if isinstance(cls, type):
-            check = _write_check(guard, what, (index + 1,))  # after self
-            _wrap(cls, name, check)
+            check = write_check(guard, what, (index + 1,))  # after self
+            wrap(cls, name, check)
 
 
-def _wrap(owner, name: str, check: Callable) -> None:
+def wrap(owner, name: str, check: Callable) -> None:
     original = getattr(owner, name, None)
     if (
         original is None
@@ -330,7 +330,7 @@ def _wrap(owner, name: str, check: Callable) -> None:
         pass
 
 
-def _write_check(guard: Guard, what: str, indexes) -> Callable:
+def write_check(guard: Guard, what: str, indexes) -> Callable:
     def check(args, kwargs) -> None:
         for index in indexes:
             path = _argument(args, kwargs, index)

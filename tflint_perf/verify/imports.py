@@ -129,10 +129,10 @@ def patch_keras_fit(module) -> None:
         model.fit = _shortened_fit(fit)  # type: ignore[attr-defined]
     if isinstance(model, type) and GUARD["guard"] is not None:
         # Keras writes models through h5py and TensorFlow's C++ code: no audit event
-        from tflint_perf.verify.guard import _wrap, _write_check
+        from tflint_perf.verify.guard import wrap, write_check
 
         for name in ("save", "save_weights"):
-            _wrap(model, name, _write_check(GUARD["guard"], "saving a model to", (1,)))
+            wrap(model, name, write_check(GUARD["guard"], "saving a model to", (1,)))
 
 
 def patch_h5py(module) -> None:

@@ -52,9 +52,9 @@ class NotebookView:
 
     def write(self, fixed_source: str) -> Optional[str]:
         """The notebook's file text with the fixed joined module put back into its cells."""
-        from tflint_perf.run.notebooks import _apply_fixed
+        from tflint_perf.run.notebooks import apply_fixed
 
-        return _apply_fixed(self.notebook, fixed_source)
+        return apply_fixed(self.notebook, fixed_source)
 
 
 class _Shell:
