@@ -15,6 +15,9 @@
    no line carrying ``noqa`` changed; the findings after the fix are a
    sub-multiset of those before (keyed like the baseline: file, code, text
    of the flagged line), i.e. no fix created a finding.
+4. Messages (bench/messages.py): the longest headline, headlines over 100
+   characters, quoted code that does not parse, TFP101 advice that reads the
+   loop's own variable: zero of each.
 
 Prints the counts; exits 1 if any check fails. Not part of ``make test``.
 """
@@ -34,6 +37,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import fetch_corpus  # noqa: E402
+import messages  # noqa: E402
 
 from tflint_perf import baseline  # noqa: E402
 from tflint_perf.engine.cells import compile_error  # noqa: E402
@@ -220,8 +224,15 @@ def report(files: int, before: list, errors: list, internal: list, wrong: list, 
     ):
         for item in items[:50]:
             print(f"  {title}: {item}")
+    # What users read (issue 22): headlines, quoted code, TFP101's advice.
+    counts, said_wrong = messages.check(before)
+    for label, value in counts.items():
+        print(f"  {label:<45} {value}")
+    print(f"  {'message problems':<45} {len(said_wrong)}")
+    for item in said_wrong[:50]:
+        print(f"  message: {item}")
     problems = internal, errors, wrong, fix["broken"], fix["unstable"], fix["new"], fix["errors"]
-    return not any(problems) and fix["noqa"] == 0
+    return not any(problems) and not said_wrong and fix["noqa"] == 0
 
 
 def corpus_roots(args) -> dict:
