@@ -245,3 +245,26 @@ def test_a_model_built_with_add_is_still_a_model_where_it_is_trained():
 
     receiver = find(ctx, cst.Call, "model.fit(x, y)").func.value
     assert ctx.shared(Values).kind(receiver) is Kind.KERAS_MODEL
+
+
+def test_a_name_rebound_to_its_own_attribute_in_a_loop_has_no_known_source():
+    """``node = node.parent`` in a loop over a parameter: following the object's
+    sources comes back to the object (it recursed without end)."""
+    ctx = context(
+        """
+        def outermost(node, stop=None):
+            while node:
+                if node == stop:
+                    return node
+                node = node.parent
+            return None
+        def use(op):
+            return outermost(op.context())
+        """
+    )
+    values = ctx.shared(Values)
+    reads = [n for n in ctx.nodes(cst.Name) if n.value == "node"]
+    parent = find(ctx, cst.Attribute, "node.parent")
+    assert len(reads) == 6  # every read is answered (no RecursionError)
+    assert [values.instance_class(n) for n in reads] == [None] * 6
+    assert values.constructed_by(parent) is None

@@ -46,6 +46,7 @@ class Values:
         self._classes: Dict[cst.ClassDef, Kind] = {}
         self._returns: Optional[Dict[cst.FunctionDef, List[cst.Return]]] = None
         self._pending: Set[tuple] = set()  # parameters whose callers are being read
+        self._constructing: Set[cst.CSTNode] = set()  # objects whose sources are being read
 
     # -- the question ----------------------------------------------------------
     def kind(self, expr: Optional[cst.CSTNode], depth: int = 0) -> Kind:
@@ -378,6 +379,15 @@ class Values:
             return [expr]
         if depth > 6 or not isinstance(expr, (cst.Name, cst.Attribute)):
             return None
+        if expr in self._constructing:
+            return None  # ``self.w = self.w.copy()``: a value made from itself
+        self._constructing.add(expr)
+        try:
+            return self._constructed_by(expr, depth)
+        finally:
+            self._constructing.discard(expr)
+
+    def _constructed_by(self, expr: cst.BaseExpression, depth: int) -> Optional[List[cst.CSTNode]]:
         out: List[cst.CSTNode] = []
         for binding in self.sem.lookup_name(expr) or self._attribute_bindings(expr):
             if binding.kind in (BindingKind.MUTATION, BindingKind.AUGMENTED):

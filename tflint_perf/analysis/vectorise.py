@@ -123,7 +123,13 @@ class Vectoriser(Lifter):
         code = self.ctx.code(expr).strip()
         for row in rows:
             code = code.replace(self.ctx.code(row).strip(), param)
-        rest = set(facts.sem.reads(cst.parse_expression(code))) & self.loop_only - {param}
+        if "\n" in code:
+            code = f"({code})"  # an expression over several lines (a conditional in a call)
+        try:
+            parsed = cst.parse_expression(code)
+        except cst.ParserSyntaxError:
+            return None  # the rows' replacement did not leave Python: no advice
+        rest = set(facts.sem.reads(parsed)) & self.loop_only - {param}
         if rest:
             return None
         return Lifted(f"{self.tf}.vectorized_map(lambda {param}: {code}, {walk.tensor})", (WALK,))
