@@ -11,10 +11,9 @@ from tflint_perf.analysis.execution import (
     FlowChecker,
     Reached,
     RuntimeStarts,
-    exclusive_branches,
-    handler_after_body,
     harmless,
     hoist_fix,
+    order_doubt,
 )
 from tflint_perf.engine import cst
 from tflint_perf.engine.headline import fit_headline
@@ -131,12 +130,11 @@ class DeviceConfigAfterInit(Rule):
             return False
         # (positions cost a pass over the module: only when a reason is recorded)
         line = self._line(start.node) if self.ctx.recording else ""
-        if exclusive_branches(self.ctx, start.node, reached.target):
-            self.silent(reached.target, Reason.OTHER_BRANCH, f"the runtime starts at {line}")
-            return False
-        if handler_after_body(self.ctx, start.node, reached.target) is not None:
-            why = f"an `except` handler may run before {line} started the runtime"
-            self.silent(reached.target, Reason.UNSAFE_TO_TELL, why)
+        doubt = order_doubt(
+            self.ctx, start.node, reached.target, "the runtime starts", "started the runtime", line
+        )
+        if doubt is not None:
+            self.silent(reached.target, *doubt)
             return False
         return True
 

@@ -11,10 +11,9 @@ from tflint_perf.analysis.execution import (
     FlowChecker,
     Reached,
     RuntimeStarts,
-    exclusive_branches,
-    handler_after_body,
     harmless,
     hoist_fix,
+    order_doubt,
 )
 from tflint_perf.analysis.semantic import SemanticModel
 from tflint_perf.analysis.summaries import Summaries
@@ -193,12 +192,11 @@ class GpuEnvAfterInit(Rule):
             return False
         # (positions cost a pass over the module: only when a reason is recorded)
         line = self._line(start.node) if self.ctx.recording else ""
-        if exclusive_branches(self.ctx, start.node, reached.target):
-            self.silent(reached.target, Reason.OTHER_BRANCH, f"the variable is read at {line}")
-            return False
-        if handler_after_body(self.ctx, start.node, reached.target) is not None:
-            why = f"an `except` handler may run before {line} read the variable"
-            self.silent(reached.target, Reason.UNSAFE_TO_TELL, why)
+        doubt = order_doubt(
+            self.ctx, start.node, reached.target, "the variable is read", "read the variable", line
+        )
+        if doubt is not None:
+            self.silent(reached.target, *doubt)
             return False
         if self._for_child_process(reached.target):
             why = "this flow also starts a child process, which reads it"

@@ -9,11 +9,12 @@ from tflint_perf.analysis.reach import HotLoop
 from tflint_perf.analysis.steps import tf_function_spelling
 from tflint_perf.analysis.testcode import in_test_code
 from tflint_perf.engine import cst
+from tflint_perf.engine.headline import fit_headline
 from tflint_perf.engine.names import dotted
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.rule import UNSAFE, Fix
 
-from .common import Facts, fit
+from .common import Facts
 
 METHOD = "train"
 
@@ -59,7 +60,7 @@ class AgentTrain:
         scope = facts.sem.function_of(call)
         at_top = not hot.calls and scope is None
         once = "before the loop" if at_top else f"where `{receiver}` is built"
-        headline = fit(
+        headline = fit_headline(
             f"`{receiver}.train()` runs eagerly in a loop: wrap it once, {once}: `{wrap}`",
             f"`{receiver}.train()` runs eagerly in a loop: wrap it once in `{wrapper}`",
         )

@@ -13,7 +13,7 @@ from tflint_perf.analysis.summaries import Summaries
 from tflint_perf.analysis.tracing import Tracing
 from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
-from tflint_perf.engine.headline import clip_code, fit_headline
+from tflint_perf.engine.headline import clip_code
 from tflint_perf.engine.names import dotted
 from tflint_perf.engine.rule import Edit, Fix
 
@@ -122,11 +122,6 @@ def header(ctx, loop: cst.CSTNode, width: int = 60) -> str:
     else:
         return "a comprehension"
     return clip_code(text, width)
-
-
-def fit(*headlines: str) -> str:
-    """The first headline that fits in ``HEADLINE`` characters (the last, cut)."""
-    return fit_headline(*headlines)
 
 
 def join(items: List[str], last_sep: str = " and ") -> str:

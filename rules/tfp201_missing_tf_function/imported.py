@@ -17,10 +17,11 @@ from tflint_perf.analysis.exports import defined_in
 from tflint_perf.analysis.semantic import BindingKind
 from tflint_perf.analysis.testcode import in_test_code
 from tflint_perf.engine import cst
+from tflint_perf.engine.headline import fit_headline
 from tflint_perf.engine.names import dotted
 from tflint_perf.engine.reasons import Reason
 
-from .common import FASTER, Facts, fit, join
+from .common import FASTER, Facts, join
 from .step_functions import StepFunctions
 
 
@@ -88,7 +89,7 @@ class ImportedSteps:
         facts = self.facts
         spelling = facts.spelling()
         name = dotted(call.func) or "step"
-        headline = fit(
+        headline = fit_headline(
             f"`{name}()` (`{where.split(',')[0]}`) is an eager training step: "
             f"decorate it there with `@{spelling}`",
             f"`{name}()` is an eager training step: decorate it with `@{spelling}` where defined",

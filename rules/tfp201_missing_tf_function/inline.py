@@ -6,11 +6,12 @@ from tflint_perf.analysis.extraction import Extractions, extraction_edits
 from tflint_perf.analysis.steps import name_is_free
 from tflint_perf.analysis.tapes import TapeStep, TapeSteps
 from tflint_perf.engine import cst
+from tflint_perf.engine.headline import fit_headline
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.rule import UNSAFE, Fix
 from tflint_perf.engine.walk import descendants
 
-from .common import FASTER, Facts, fit, join
+from .common import FASTER, Facts, join
 
 
 class InlineSteps:
@@ -45,7 +46,7 @@ class InlineSteps:
         what = f"on {tapes}" if tapes else f"through `{step.via}()`"
         spelling = facts.spelling()
         name = f" `{call.split('(')[0].split('= ')[-1]}`" if call is not None else ""
-        headline = fit(
+        headline = fit_headline(
             f"eager training step {what} in a loop: move it into a `@{spelling}` function{name}",
             f"eager training step in a loop: move it into a `@{spelling}` function{name}",
             f"eager training step in a loop: move it into a `@{spelling}` function",

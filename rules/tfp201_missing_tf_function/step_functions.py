@@ -17,10 +17,11 @@ from tflint_perf.analysis.semantic import BindingKind
 from tflint_perf.analysis.tapes import TapeStep, TapeSteps
 from tflint_perf.analysis.tracing import CONTROL, Problem, Severity
 from tflint_perf.engine import cst
+from tflint_perf.engine.headline import fit_headline
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.rule import SAFE, UNSAFE
 
-from .common import FASTER, Facts, fit, join
+from .common import FASTER, Facts, join
 
 CHANGES = "which changes between calls (each new value traces again)"
 UNSEEN = (
@@ -109,7 +110,7 @@ class StepFunctions:
         if blockers:
             movable = [p.what for p in problems if p.why != CONTROL and p not in risks]
             moved = [b.what.split(" (")[0] for b in blockers]
-            headline = fit(
+            headline = fit_headline(
                 f"`{name}()` is an eager training step: move {join(moved)} out, then `@{spelling}`",
                 f"`{name}()` is an eager training step: move what fails in a graph out, then "
                 f"`@{spelling}`",
@@ -120,7 +121,7 @@ class StepFunctions:
             )
         else:
             where = f"of agent `{agent.name.value}`" if agent is not None else "called in a loop"
-            headline = fit(
+            headline = fit_headline(
                 f"`{name}()` is an eager training step {where}: decorate it with `@{spelling}`",
                 f"`{name}()` is an eager training step: decorate it with `@{spelling}`",
             )

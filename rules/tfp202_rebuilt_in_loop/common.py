@@ -15,7 +15,6 @@ from tflint_perf.analysis.summaries import Summaries
 from tflint_perf.analysis.trips import Trips
 from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
-from tflint_perf.engine.headline import HEADLINE
 from tflint_perf.engine.names import dotted
 from tflint_perf.engine.walk import children, descendants
 
@@ -313,14 +312,6 @@ def unset_test(test: cst.BaseExpression) -> Optional[str]:
                 return f"{dotted(inner.args[0].value)}.{attr.evaluated_value!s}"
         return dotted(inner)
     return None
-
-
-def fit(*headlines: str) -> str:
-    """The first headline that fits in ``HEADLINE`` characters."""
-    for text in headlines:
-        if len(text) <= HEADLINE:
-            return text
-    return headlines[-1][: HEADLINE - 3] + "..."
 
 
 def first_statement(owner) -> Optional[cst.CSTNode]:

@@ -26,11 +26,12 @@ from tflint_perf.analysis.reach import Reach
 from tflint_perf.analysis.steps import tensorflow_alias
 from tflint_perf.analysis.trips import Size
 from tflint_perf.engine import cst
+from tflint_perf.engine.headline import fit_headline
 from tflint_perf.engine.names import dotted
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.walk import descendants
 
-from .common import Built, Facts, Item, Loop, describe, fit
+from .common import Built, Facts, Item, Loop, describe
 
 GROWS = (
     "The graph grows with every iteration and each `sess.run` gets slower. Create the ops "
@@ -180,7 +181,7 @@ class GraphGrowth:
                 else "add new ops to the TF1 graph"
             )
         )
-        headline = fit(
+        headline = fit_headline(
             f"{shown} {verb} on every iteration: create them once before the loop",
             f"{names[0]} adds ops to the TF1 graph on every iteration: create them once before the loop",
             f"{names[0]} adds TF1 ops on every iteration: create them once before the loop",
@@ -290,7 +291,7 @@ class GraphGrowth:
         name = func.name.value
         names = list(dict.fromkeys(f"`{dotted(c.func) or '?'}()`" for c in ops))
         shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
-        headline = fit(
+        headline = fit_headline(
             f"`{name}()` adds new TF1 ops ({shown}) on every call: create them once outside it",
             f"`{name}()` adds new ops to the TF1 graph on every call: create them once outside it",
         )
@@ -318,7 +319,7 @@ class GraphGrowth:
         tf = tensorflow_alias(self.ctx) or "tf"
         if "compat.v1" in self.ctx.source:
             tf += ".compat.v1"
-        headline = fit(
+        headline = fit_headline(
             f"`{name}()` builds a new TF1 graph per call: call `{tf}.reset_default_graph()` per trial",
             f"a new TF1 graph per call of `{name}()`: reset the default graph per trial",
         )
@@ -344,7 +345,7 @@ class GraphGrowth:
             self.rule.silent(tf1[0].node, Reason.DELIBERATE, "built from what changes in the loop")
             return
         first, _ = describe(tf1, facts)
-        headline = fit(
+        headline = fit_headline(
             "a TF1 graph and session rebuilt on every iteration: build them once, feed the data",
         )
         detail = (

@@ -14,10 +14,11 @@ from tflint_perf.analysis.api import Effect, Kind
 from tflint_perf.analysis.api.steps import BUILD_METHODS, FORWARD_METHODS, WEIGHT_LOADERS
 from tflint_perf.analysis.trips import Size
 from tflint_perf.engine import cst
+from tflint_perf.engine.headline import fit_headline
 from tflint_perf.engine.names import dotted
 from tflint_perf.engine.reasons import Reason
 
-from .common import Built, Facts, Item, Loop, describe, fit
+from .common import Built, Facts, Item, Loop, describe
 
 HOISTED = (Built.MODEL, Built.LAYER, Built.VARIABLE, Built.FUNCTION)
 COST = {
@@ -108,7 +109,7 @@ class PerBatch:
         first, parts = describe(items, facts)
         item = items[0]
         if reload_only:
-            headline = fit(
+            headline = fit_headline(
                 f"{item.label} rebuilds the model on every iteration: build it once, load "
                 "weights inside",
                 "model rebuilt on every iteration: build it once, load the weights inside",
@@ -121,7 +122,7 @@ class PerBatch:
             what = item.built.value
             if isinstance(item.node, cst.FunctionDef):
                 what = "the `@tf.function` it decorates"
-            headline = fit(
+            headline = fit_headline(
                 f"{item.label} builds {what} on every iteration: build it once before the loop",
                 f"{what} rebuilt on every iteration: build it once before the loop",
             )
@@ -189,7 +190,7 @@ class PerBatch:
         assert isinstance(item.node, cst.Call)  # a layer is built by a call
         name = _attribute_name(item.node)
         where = f"`{cls.name.value}.{call_method.name.value}()`"
-        headline = fit(
+        headline = fit_headline(
             f"{spelled} builds a new layer on every forward pass: build it once in `__init__`",
             "a layer is built on every forward pass: build it once in `__init__`",
         )

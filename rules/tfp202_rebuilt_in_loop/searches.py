@@ -22,11 +22,12 @@ from tflint_perf.analysis.semantic import BindingKind
 from tflint_perf.analysis.steps import import_insertion_line
 from tflint_perf.analysis.trips import Size
 from tflint_perf.engine import cst
+from tflint_perf.engine.headline import fit_headline
 from tflint_perf.engine.names import canonical, dotted
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.rule import SAFE, UNSAFE, Fix
 
-from .common import Built, Facts, Item, Loop, first_statement, fit
+from .common import Built, Facts, Item, Loop, first_statement
 
 # Fewer trials than this leave too little behind to matter (two models).
 MIN_TRIALS = 3
@@ -52,7 +53,7 @@ class Searches:
     # -- a loop that trains a new model per iteration -------------------------------------
     def library_models(self, loop: Loop, known: List[Item]) -> List[Item]:
         """``m = compiled_tcn(...)`` (a library's factory) then ``m.compile(optimizer=...)``
-        or ``m.fit(..., epochs=...)`` in the same loop: a Keras model built per iteration."""
+        or ``m.fit_headline(..., epochs=...)`` in the same loop: a Keras model built per iteration."""
         facts = self.facts
         seen = {id(i.node) for i in known}
         calls = facts.calls_under(loop.body)
@@ -83,7 +84,7 @@ class Searches:
             if any(_keras_training(c) for c in uses):
                 out.append(item)
             elif any(_method(c) in KERAS_TRAINING_KEYWORDS for c in uses):
-                detail = "its fit() or compile() takes keywords Keras' does not"
+                detail = "its fit_headline() or compile() takes keywords Keras' does not"
                 self.rule.silent(call, Reason.OTHER_LIBRARY, detail)
         if out and self.ctx.imports.imports_any(*OTHER_FRAMEWORKS):
             for item in out:  # a model of another framework (``theano_ann.ANN``)
@@ -127,7 +128,7 @@ class Searches:
         statement = first_statement(loop) or loop
         spelling = self.spelling(model.construction, ctx.position(statement).start.line, loop)
         prefix = spelling[0] if spelling else "keras.backend"
-        headline = fit(
+        headline = fit_headline(
             f"new Keras model ({model.label}) per iteration: call `{prefix}.clear_session()` first",
             f"new Keras model per iteration: call `{prefix}.clear_session()` first in the loop",
         )
@@ -205,7 +206,7 @@ class Searches:
         spelling = self.spelling(construction, line)
         prefix = spelling[0] if spelling else "keras.backend"
         built = dotted(construction.func) or "?"
-        headline = fit(
+        headline = fit_headline(
             f"`{name}()` builds and trains a new Keras model per call: call "
             f"`{prefix}.clear_session()` at its start",
             f"`{name}()` trains a new model per call: call `{prefix}.clear_session()` at its start",
@@ -320,7 +321,7 @@ class Searches:
 
 
 def _keras_training(call: cst.Call) -> bool:
-    """``m.compile(optimizer=..., loss=...)`` or ``m.fit(..., epochs=...)``: Keras' API."""
+    """``m.compile(optimizer=..., loss=...)`` or ``m.fit_headline(..., epochs=...)``: Keras' API."""
     func = call.func
     if not isinstance(func, cst.Attribute):
         return False

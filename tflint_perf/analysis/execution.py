@@ -37,6 +37,7 @@ from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
 from tflint_perf.engine.headline import clip_code
 from tflint_perf.engine.names import dotted, statement_blocks
+from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.walk import descendants
 
 # What starts the runtime, most telling first (the one a message names).
@@ -250,6 +251,21 @@ def _header_nodes(stmt: cst.CSTNode):
             yield value
         elif isinstance(value, (list, tuple)):
             yield from value
+
+
+def order_doubt(
+    ctx, first: cst.CSTNode, second: cst.CSTNode, happens: str, happened: str, line: str
+) -> Optional[Tuple[Reason, str]]:
+    """Why ``second`` may not come after ``first`` after all (reason, why), or None:
+    the two sit in branches that exclude each other, or an ``except`` handler of
+    the ``try`` around ``first`` may run ``second`` before it. ``happens`` and
+    ``happened`` say what ``first`` does ("the runtime starts", "started the
+    runtime"), ``line`` where."""
+    if exclusive_branches(ctx, first, second):
+        return Reason.OTHER_BRANCH, f"{happens} at {line}"
+    if handler_after_body(ctx, first, second) is not None:
+        return Reason.UNSAFE_TO_TELL, f"an `except` handler may run before {line} {happened}"
+    return None
 
 
 def exclusive_branches(ctx, first: cst.CSTNode, second: cst.CSTNode) -> bool:
