@@ -150,6 +150,36 @@ def test_rules_output_format_json(project, cli_env):
     assert names["TFP301"] == "device-config-after-init"
 
 
+def test_fix_show_fixes_lists_what_was_fixed_per_file(project, check):
+    (project / "other.py").write_text(BAD)
+    (project / "clean.py").write_text("x = 1\n")
+    status, out, _ = check(project, "--fix", "--show-fixes", ".")
+    listed = out[out.index("Fixed 2 findings:") :]
+    assert status == 0
+    assert listed.splitlines()[:5] == [
+        "Fixed 2 findings:",
+        "- bad.py:",
+        "    1 \u00d7 TFP301 (device-config-after-init)",
+        "- other.py:",
+        "    1 \u00d7 TFP301 (device-config-after-init)",
+    ]
+    assert "clean.py" not in out
+
+
+def test_fix_lists_nothing_without_show_fixes(project, check):
+    status, out, _ = check(project, "--fix", "bad.py")
+    assert (status, "Fixed 1 finding:" in out, out.strip()) == (0, False, "Fixed 1 finding.")
+
+
+def test_fix_only_show_fixes_lists_before_its_summary(project, check):
+    out = check(project, "--fix-only", "--show-fixes", "bad.py")[1]
+    assert out.strip().splitlines()[-3:] == [
+        "    1 \u00d7 TFP301 (device-config-after-init)",
+        "",
+        "Fixed 1 finding.",
+    ]
+
+
 def test_show_fixes_flags(project, check):
     full = check(project, "--output-format", "full", "--show-fixes", "bad.py")[1]
     assert "help: " in full and "\n3 + tf.config.set_visible_devices" in full

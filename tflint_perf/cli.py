@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, List, Optional, Sequence
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import IO, TYPE_CHECKING, Dict, List, Optional, Sequence
 
 from tflint_perf import __version__, reporters
 from tflint_perf.run.cache import Cache
@@ -115,8 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--show-fixes",
         action=argparse.BooleanOptionalAction,
-        default=True,
-        help="show each fix as a diff under its finding (full format)",
+        default=None,
+        help="show each fix as a diff under its finding (full format, the default); "
+        "with --fix or --fix-only, also list what was fixed in each file",
     )
     check.add_argument(
         "-o", "--output-file", help="write the report to this file instead of stdout"
@@ -325,6 +327,7 @@ class _Check:
     out: Optional[IO[str]] = None  # the report file (-o)
     stdin_source: Optional[str] = None
     stdin_fixed: Optional[str] = None
+    fixed_per_file: Dict[str, Counter] = field(default_factory=dict)  # --fix: code -> count
 
 
 def run_check(args) -> int:
@@ -383,8 +386,14 @@ def _run(check: _Check) -> int:
     results = _lint(check)
     findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key())
     fixed = sum(r.fixed for r in results)
+    per_file = {r.path: Counter(r.fixed_codes) for r in results if r.fixed_codes}
     if args.verify:
+        verified = findings
         findings, fixed = verify_cli.run(args, results, check.settings, findings, fixed)
+        for f in verified:
+            if f.extra.get("verify", {}).get("applied"):
+                per_file.setdefault(f.path, Counter())[f.code] += 1
+    check.fixed_per_file = per_file
     failed = _tell_errors(results)
     if check.mode == DIFF:
         status = _report_diff(results, args)
@@ -446,12 +455,13 @@ def _report(check: _Check, results: List[FileResult], findings, fixed: int) -> i
         out = out or sys.stderr
     if args.fix_only:  # what was fixed, not what is left
         if not args.quiet:
+            _write_fixed_list(check, out or sys.stdout)
             (out or sys.stdout).write(reporters.fixed_summary(fixed, findings, args.unsafe_fixes))
         return EXIT_CLEAN
     from tflint_perf.frames import Sources
 
     sources = Sources(stdin_source)
-    _write_report(findings, out or sys.stdout, args, check.settings, fixed, sources)
+    _write_report(findings, out or sys.stdout, args, check.settings, fixed, sources, check)
     if findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
@@ -476,7 +486,18 @@ def _color(out) -> bool:
     return hasattr(out, "isatty") and out.isatty()
 
 
-def _write_report(findings, out, args, settings: Settings, fixed: int, sources=None) -> None:
+def _write_fixed_list(check: _Check, out: IO[str]) -> None:
+    """``--fix --show-fixes``: what was fixed in each file, as ruff lists it."""
+    if check.args.show_fixes and check.fixed_per_file:
+        from tflint_perf.rules import all_rules
+
+        names = {r.code: r.name for r in all_rules()}
+        reporters.write_fixed_list(check.fixed_per_file, names, out)
+
+
+def _write_report(
+    findings, out, args, settings: Settings, fixed: int, sources=None, check=None
+) -> None:
     if args.format == "json" and args.statistics:
         reporters.write_statistics_json(findings, out, args.unsafe_fixes)
     elif args.format == "json":
@@ -500,7 +521,8 @@ def _write_report(findings, out, args, settings: Settings, fixed: int, sources=N
             fixed=fixed,
             concise=args.format == "concise",
             sources=sources,
-            show_fixes=args.show_fixes,
+            show_fixes=args.show_fixes is not False,
+            before_summary=(lambda: _write_fixed_list(check, out)) if check else None,
         )
         if args.verify:
             verify_cli.write_text(out, args)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from typing import IO, List, Sequence, Type
+from typing import IO, Callable, List, Mapping, Optional, Sequence, Type
 
 from tflint_perf import __version__
 from tflint_perf.engine.fixes import applicable
@@ -76,10 +76,11 @@ def write_text(
     concise: bool = False,
     sources=None,
     show_fixes: bool = True,
+    before_summary: Optional[Callable[[], None]] = None,
 ) -> None:
     """The text formats: ``full`` (a code frame per finding, its text from
     ``sources``, a ``frames.Sources``) or ``concise`` (one line per finding);
-    then the summary (``quiet``: none)."""
+    then ``before_summary`` and the summary (``quiet``: neither)."""
     from tflint_perf.frames import CODE, FIXABLE, Paint, render
 
     paint = Paint(color)
@@ -95,7 +96,22 @@ def write_text(
             unit = sources.unit(f) if sources is not None else None
             out.write(render(f, unit, paint, _fixable(f, unsafe_fixes), show_fixes))
     if not quiet:
+        if before_summary is not None:
+            before_summary()
         write_summary(findings, out, unsafe_fixes, fixed)
+
+
+def write_fixed_list(per_file: Mapping[str, Mapping[str, int]], names, out: IO[str]) -> None:
+    """What ``--fix`` changed, file by file, as ``ruff --fix --show-fixes`` lists it."""
+    total = sum(sum(codes.values()) for codes in per_file.values())
+    out.write(f"\nFixed {_plural(total, 'finding')}:\n")
+    for path in sorted(per_file):
+        codes = per_file[path]
+        width = len(str(max(codes.values())))
+        out.write(f"- {path}:\n")
+        for code in sorted(codes):
+            out.write(f"    {codes[code]:>{width}} \u00d7 {code} ({names.get(code, '?')})\n")
+    out.write("\n")
 
 
 def write_summary(

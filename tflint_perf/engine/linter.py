@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import Callable, List, Optional, Pattern, Sequence, Type
+from typing import Callable, Dict, List, Optional, Pattern, Sequence, Tuple, Type
 
 from tflint_perf.engine import cst, noqa
 from tflint_perf.engine.cells import PERCENT_MARKER, Cells, compile_error
@@ -266,6 +266,7 @@ def _add_cell(finding: Finding, cells: Cells) -> None:
 class FixResult:
     source: str
     fixed: int = 0
+    codes: Dict[str, int] = field(default_factory=dict)  # fixes applied, per code
     findings: List[Finding] = field(default_factory=list)
     error: Optional[str] = None
 
@@ -285,6 +286,7 @@ def fix_source(
     more) is dropped (and said), never written.
     """
     fixed = 0
+    codes: Dict[str, int] = {}
     error = None
     findings = lint_source(source, path, rule_classes, cell_marker, project=project)
     broken = sum(1 for f in findings if f.code == SYNTAX_CODE)
@@ -292,7 +294,7 @@ def fix_source(
         fixes = _applicable_fixes(findings, unsafe)
         if not fixes:
             break
-        chosen = choose_fixes(source, fixes)
+        chosen = choose_fixes(source, [fix for fix, _ in fixes])
         candidate = apply_edits(source, [e for fix in chosen for e in fix.edits])
         after = parse(candidate, path, cell_marker)
         if after.module is None or len(after.errors) > broken:
@@ -301,9 +303,13 @@ def fix_source(
             break
         source = candidate
         fixed += len(chosen)
+        for fix in chosen:
+            code = next(code for candidate, code in fixes if candidate is fix)
+            codes[code] = codes.get(code, 0) + 1
         findings = lint_source(source, path, rule_classes, cell_marker, project=project)
-    return FixResult(source, fixed, findings, error)
+    return FixResult(source, fixed, codes, findings, error)
 
 
-def _applicable_fixes(findings: List[Finding], unsafe: bool) -> List[Fix]:
-    return [f.fix for f in findings if f.fix is not None and applicable(f, unsafe)]
+def _applicable_fixes(findings: List[Finding], unsafe: bool) -> List[Tuple[Fix, str]]:
+    """Each fix to apply, with the code of its finding (in the findings' order)."""
+    return [(f.fix, f.code) for f in findings if f.fix is not None and applicable(f, unsafe)]

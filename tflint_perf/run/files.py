@@ -63,6 +63,7 @@ def _lint_text(
     else:
         outcome = fix_source(source, path, rules, unsafe, project=project)
         result.findings, result.fixed, result.error = outcome.findings, outcome.fixed, outcome.error
+        result.fixed_codes = outcome.codes
         if outcome.source != source:
             result.original, result.fixed_source = source, outcome.source
     if not settings.reports_syntax_errors(path):

@@ -619,11 +619,12 @@ def lint_notebook(text: str, path: str, settings, mode: str = "check", unsafe: b
     else:
         outcome = fix_source(joined.source, path, rules, unsafe, NOTEBOOK_MARKER)
         result.findings, result.fixed, result.error = outcome.findings, outcome.fixed, outcome.error
+        result.fixed_codes = outcome.codes
         if outcome.source != joined.source:
             new_text = apply_fixed(notebook, outcome.source)
             if new_text is None:
                 result.error = "a fix would move code across cells or touch an IPython magic; notebook left unfixed"
-                result.fixed = 0
+                result.fixed, result.fixed_codes = 0, {}
                 result.findings = lint_source(joined.source, path, rules, NOTEBOOK_MARKER)
             else:
                 result.original, result.fixed_source = text, new_text

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from tflint_perf.engine.rule import Finding
 
@@ -15,6 +15,7 @@ class FileResult:
     path: str
     findings: List[Finding] = field(default_factory=list)
     fixed: int = 0
+    fixed_codes: Dict[str, int] = field(default_factory=dict)  # fixes applied, per code
     original: Optional[str] = None  # source before fixing, when it changed
     fixed_source: Optional[str] = None
     error: Optional[str] = None  # something to tell the user, not a finding
