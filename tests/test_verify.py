@@ -1083,9 +1083,28 @@ def test_a_fix_that_adds_a_function_next_to_the_flagged_one(tmp_path):
 
 
 def test_a_rule_that_cannot_be_measured_says_why(tmp_path):
+    import ast
+
+    from tflint_perf.engine.verification import Verification
+
+    source = "x = 1\nprint(x)\n"
+    spec = Verification(unmeasurable="the skeleton has nothing to time")
+    job, outcome = plan_finding(
+        0,
+        _finding("m.py", 1, code="NEW123"),
+        source,
+        ast.parse(source),
+        VerifyOptions(root=tmp_path),
+        spec,
+    )
+    assert job is None and outcome["status"] == "unverified", outcome
+    assert outcome["reason"] == "NEW123 cannot be measured: the skeleton has nothing to time"
+
+
+def test_tfp404_without_a_training_call_at_the_finding_says_why(tmp_path):
     path = _write(tmp_path, "one.py", "x = 1\nprint(x)\n")
     finding = _finding(path, 1, code="TFP404")
     _run(tmp_path, path, [finding])
     v = finding.extra["verify"]
     assert v["status"] == "unverified", v
-    assert "TFP404 cannot be measured: batching the samples changes the updates" in v["reason"]
+    assert "no verification rewrite for this TFP404 case: no `fit`/`train_on_batch`" in v["reason"]

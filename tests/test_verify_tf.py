@@ -248,3 +248,22 @@ def test_rewrites_synthesised_inputs_and_call_sites_agree(tmp_path):
     assert "module-level statements" in results[0]["where"]
     assert "synthesised inputs (x: tensor float32 64x32)" in results[1]["where"]
     assert "call site" in results[2]["where"]
+
+
+def test_tfp404_batched_fit_timed_not_compared_and_the_online_step_compared(cli_env):
+    """Per-transition `fit` against one `fit` on the stacked samples (timed, said not
+    compared: batching trains differently by design); an online `fit` against
+    `train_on_batch`, the same step, compared as usual."""
+    proc, findings = _check_json([SAMPLES / "replay_fit.py"], "TFP404", cli_env)
+    by_line = {f["line"]: f["verify"] for f in findings}
+    assert sorted(by_line) == [17, 25], proc.stderr
+    v = by_line[17]
+    assert v["equal"] is None and v["speedup"] is not None, v
+    assert "results not compared: batching changes the training by design" in v["reason"], v
+    assert (
+        "+    if __tfp_samples[0]:\n+        model.fit(__import__('numpy').concatenate("
+        in v["diff"]
+    )
+    v = by_line[25]
+    assert v["equal"] is True and v["speedup"] is not None, v
+    assert "+        model.train_on_batch(obs, target)\n" in v["diff"], v

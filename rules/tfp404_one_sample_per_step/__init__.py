@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from tflint_perf.engine.rule import Rule
-from tflint_perf.engine.verification import Verification
+from tflint_perf.engine.verification import Rewrite, Verification
 from tflint_perf.rules.tfp404_one_sample_per_step.batch_size import BatchSizeOne
 from tflint_perf.rules.tfp404_one_sample_per_step.dataset_batch import DatasetBatchOne
 from tflint_perf.rules.tfp404_one_sample_per_step.per_sample import PerSample
@@ -77,6 +77,13 @@ class OneSamplePerStep(Rule):
     ```
     Where each update must come before the next sample (online learning), call
     `model.train_on_batch(x, y)` instead of `fit`.
+
+    ## Measured by --verify
+    There is no fix. `--verify` times the code against a batched variant (a
+    training call in the loop collects its samples and runs once on them
+    stacked after the loop; `batch_size=1` and `.batch(1)` become 32) and
+    says that the results were not compared: batching trains differently by
+    design. A training call reached through a helper is not rewritten (said).
     """
 
     code = "TFP404"
@@ -84,17 +91,24 @@ class OneSamplePerStep(Rule):
     message = "Training or inference on one sample per step"
     triggers = ("fit", "batch_size", "batch(", "train_on_batch")
     fixable = False
-    #: For --verify: batching changes the training itself (fewer, larger
-    #: updates), so the two variants cannot give equal results to compare.
+    #: For --verify: the samples batched (a verification-only rewrite) and both
+    #: variants timed; batching changes the training itself (fewer, larger
+    #: updates), so nothing is compared and the verdict says so.
     verification: ClassVar[Verification] = Verification(
-        unmeasurable="batching the samples changes the updates by design (fewer, larger"
-        " steps), so no two variants compute the same results to compare"
+        rewrite=Rewrite.BATCH_SAMPLES,
+        differs_by_design="batching changes the training by design (one optimizer step per"
+        " batch of 32 instead of one per sample)",
     )
 
     def finish(self) -> None:
         for detector in DETECTORS:
             for verdict in detector(self.ctx).verdicts():
                 if isinstance(verdict, Report):
-                    self.report(verdict.node, message=verdict.headline, detail=verdict.detail)
+                    self.report(
+                        verdict.node,
+                        message=verdict.headline,
+                        detail=verdict.detail,
+                        extra=verdict.extra,
+                    )
                 elif isinstance(verdict, Silent):
                     self.silent(verdict.node, verdict.reason, verdict.detail)

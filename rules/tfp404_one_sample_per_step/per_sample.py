@@ -291,7 +291,9 @@ class PerSample:
                 "Each sample comes from the step before it, so they cannot be batched: "
                 "`train_on_batch` runs the one step without `fit`'s setup."
             )
-        return Report(site.call.func, headline, "\n".join(lines))
+        # Online: the variant --verify times is `train_on_batch`, which computes the same step.
+        extra = None if independent else {"variant": "train_on_batch", "comparable": True}
+        return Report(site.call.func, headline, "\n".join(lines), extra)
 
 
 def _trains(method: str) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from typing import Optional, Union
 
 from tflint_perf.engine import cst
 from tflint_perf.engine.reasons import Reason
@@ -14,6 +14,7 @@ class Report:
     node: cst.CSTNode
     headline: str  # at most 100 characters
     detail: str
+    extra: Optional[dict] = None  # the finding's output keys (what --verify measures)
 
 
 @dataclass(frozen=True)

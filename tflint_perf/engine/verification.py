@@ -52,6 +52,8 @@ class Rewrite(str, Enum):
     CONCAT_ONCE = "concat-once"  # x = concat([x, piece]) per iteration -> one concat after the loop
     HOIST = "hoist"  # a loop-invariant `name = build(...)` moved before the loop
     PREDICT_AS_CALL = "predict-as-call"  # model.predict(x) -> model(x, training=False).numpy()
+    # fit per sample in a loop -> one fit on the stacked samples; batch_size=1 / .batch(1) -> 32
+    BATCH_SAMPLES = "batch-samples"
 
 
 class Observe(str, Enum):
@@ -86,3 +88,8 @@ class Verification:
     # Why no variant can be measured at all (the fix changes what is computed
     # by design): --verify says so instead of timing anything.
     unmeasurable: str = ""
+    # Why the faster variant computes other values by design (batching changes
+    # the training): both are timed, nothing is compared, and the verdict says so;
+    # except for a finding whose variant computes the same (Finding.extra
+    # "comparable": true), compared as usual.
+    differs_by_design: str = ""

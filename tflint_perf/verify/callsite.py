@@ -279,9 +279,11 @@ class CallSites:
         try:
             first, last = job.get("reach") or (job["line"], job["end_line"])
             reach = (worker.path, first, last)
-            return Measurement(
+            measurement = Measurement(
                 worker, call("baseline"), call("fixed"), state, namespace, target.limiter, reach
-            ).run(arguments)
+            )
+            measurement.by_design = job.get("by_design", "")
+            return measurement.run(arguments)
         finally:
             namespace[LOOPS], self.busy = outer_loops, outer_busy
             if cold is not None:

@@ -11,7 +11,9 @@ Order, per finding:
    original must agree with itself, then with the variant; compared are the
    values the code returns (or binds) and every captured variable after
    the run. When the original disagrees with itself, or nothing could be
-   compared, nothing is timed: there is no speedup without equality;
+   compared, nothing is timed: there is no speedup without equality
+   (except for a variant that differs by design, ``by_design``: timed, not
+   compared, and the verdict says so);
 3. one unseeded warm-up each (seeding clears TensorFlow's caches), then
    timed pairs alternating which variant goes first: at least ``repeats``,
    more for fast code until ``MIN_TIMED_S`` was timed; then, while the
@@ -59,6 +61,9 @@ class Measurement:
         self.namespace = namespace if namespace is not None else {}
         self.limiter = limiter  # loops.LoopLimiter: long loops cut after the same iterations
         self.peaks: Dict[str, Optional[int]] = {"baseline": None, "fixed": None}
+        # Why the variant computes other values by design (Verification.differs_by_design):
+        # then both run and are timed, and nothing is compared.
+        self.by_design = ""
 
     def one(self, which: str, seeded: bool = False):
         """(seconds, {"result": value, "variables": [...]}) for one run from the restored state."""
@@ -138,7 +143,9 @@ class Measurement:
             "state_variables": len(self.state),
             "created_variables": created,
         }
-        if not self.judge(result, b1, f1, b2, f2, arguments):
+        if self.by_design:
+            result.update(equal=None, by_design=self.by_design)
+        elif not self.judge(result, b1, f1, b2, f2, arguments):
             return result
         result.update(self.timed_pairs())
         return result

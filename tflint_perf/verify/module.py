@@ -130,9 +130,11 @@ def run_module_job(worker, job: dict) -> dict:
         if not parts.live and not len(state):  # nothing read later, no variables: all it binds
             parts.outputs = parts.common
         reach = (worker.path, job["line"], job["end_line"])
-        result = Measurement(
+        measurement = Measurement(
             worker, runner(parts.baseline), runner(parts.fixed), state, base, parts.limiter, reach
-        ).run()
+        )
+        measurement.by_design = job.get("by_design", "")
+        result = measurement.run()
     except (worker.Stop, KeyboardInterrupt):
         raise
     except NotReached:

@@ -292,6 +292,8 @@ def plan_finding(
         "end_line": finding.end_line,
         "needs_gpu": spec.needs_gpu,
     }
+    if spec.differs_by_design and not finding.extra.get("comparable"):
+        job["by_design"] = spec.differs_by_design
     try:
         edits, variant = _variant(finding, source, spec)
         job["fixed_source"] = apply_edits(source, edits) if edits else None

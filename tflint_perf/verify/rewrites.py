@@ -375,6 +375,131 @@ def concat_once(src: Source, line: int, end_line: int) -> List[Edit]:
     return edits
 
 
+# -- batching: one sample per step -----------------------------------------------------------
+_BATCH = "32"  # Keras' default batch size: what `fit`/`predict` use without `batch_size`
+_SAMPLES = "__tfp_samples"
+_PER_SAMPLE_CALLS = ("fit", "train_on_batch")
+
+
+def _calls_at(src: Source, line: int, end_line: int):
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Call) and line <= node.lineno <= end_line:
+            yield node
+
+
+def _batch_of_one(src: Source, line: int, end_line: int) -> Optional[List[Edit]]:
+    """``batch_size=1`` (or a name holding 1) -> 32; ``.batch(1)`` -> ``.batch(32)``."""
+    for call in (n for n in ast.walk(src.tree) if isinstance(n, ast.Call)):
+        for keyword in call.keywords:
+            if keyword.arg == "batch_size" and line <= keyword.value.lineno <= end_line:
+                return [src.span_edit(keyword.value, keyword.value, _BATCH)]
+    for call in (n for n in ast.walk(src.tree) if isinstance(n, ast.Call)):
+        if (
+            isinstance(call.func, ast.Attribute)
+            and call.func.attr == "batch"
+            and call.args
+            and line <= call.args[0].lineno <= end_line
+        ):
+            return [src.span_edit(call.args[0], call.args[0], _BATCH)]
+    return None
+
+
+def _data_args(call: ast.Call) -> Tuple[ast.expr, ast.expr]:
+    args = list(call.args[:2])
+    named = {k.arg: k.value for k in call.keywords}
+    for index, name in enumerate(("x", "y")):
+        if len(args) == index and name in named:
+            args.append(named[name])
+    if len(args) != 2 or any(k.arg is None for k in call.keywords):
+        raise Unsupported("the training call does not pass its samples as `x, y`")
+    if any(isinstance(a, (ast.List, ast.Tuple, ast.Dict)) for a in args):
+        raise Unsupported("the samples are several inputs (a list or dict): not stacked here")
+    return args[0], args[1]
+
+
+def _light_step(src: Source, call: ast.Call) -> List[Edit]:
+    """``model.fit(x, y, epochs=1, verbose=0)`` on one sample -> ``model.train_on_batch(x, y)``:
+    the same one optimizer step without fit's setup (online learning: samples cannot wait)."""
+    if call.func.attr != "fit":  # type: ignore[attr-defined]
+        raise Unsupported("the training call is already `train_on_batch`")
+    x, y = _data_args(call)
+    data = {id(x), id(y)}
+    kept = []
+    for k in call.keywords:
+        if id(k.value) in data or k.arg in ("verbose", "batch_size", "shuffle"):
+            continue
+        if k.arg == "epochs" and isinstance(k.value, ast.Constant) and k.value.value == 1:
+            continue
+        if k.arg not in ("sample_weight", "class_weight"):
+            raise Unsupported(f"`fit` is called with `{k.arg}=`, which `train_on_batch` lacks")
+        kept.append(src.segment(k))
+    model = src.segment(call.func.value)  # type: ignore[attr-defined]
+    args = ", ".join([src.segment(x), src.segment(y)] + kept)
+    return [src.span_edit(call, call, f"{model}.train_on_batch({args})")]
+
+
+def batch_samples(
+    src: Source, line: int, end_line: int, extra: Optional[dict] = None
+) -> List[Edit]:
+    """One sample per step made a batch. ``model.fit(x, y, ...)`` (or
+    ``train_on_batch``) on one sample per iteration -> the samples collected in the loop
+    and one call on them stacked after it; ``batch_size=1`` or ``.batch(1)`` -> 32.
+    The variant trains differently by design (fewer, larger steps): timed, not compared.
+    ``extra["variant"] == "train_on_batch"`` (online learning): ``fit`` -> ``train_on_batch``."""
+    calls = [
+        c
+        for c in _calls_at(src, line, end_line)
+        if isinstance(c.func, ast.Attribute)
+        and c.func.attr in _PER_SAMPLE_CALLS
+        and c.func.end_lineno is not None
+        and line <= c.func.end_lineno <= end_line
+        and not any(k.arg == "batch_size" for k in c.keywords)
+    ]
+    if not calls:
+        edits = _batch_of_one(src, line, end_line)
+        if edits is None:
+            raise Unsupported(
+                "no `fit`/`train_on_batch` call, `batch_size=` or `.batch()` at the finding "
+                "(a training call reached through a helper is not rewritten)"
+            )
+        return edits
+    call = calls[0]
+    stmt = src.parents.get(call)
+    if not (isinstance(stmt, ast.Expr) and _own_lines(src, stmt)):
+        raise Unsupported("the training call's result is used, or shares its line")
+    if (extra or {}).get("variant") == "train_on_batch":
+        return _light_step(src, call)
+    loop = src.parents.get(stmt)
+    while loop is not None and not isinstance(loop, (ast.For, ast.While)):
+        if isinstance(loop, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            loop = None
+            break
+        loop = src.parents.get(loop)
+    if loop is None:
+        raise Unsupported("the training call is not in a loop of its own function")
+    if loop.orelse or any(
+        isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom)) for n in ast.walk(loop)
+    ):
+        raise Unsupported("the loop can leave its function early (return/yield) or has an else")
+    x, y = _data_args(call)
+    data = {id(x), id(y)}
+    rest = [src.segment(k) for k in call.keywords if id(k.value) not in data]
+    stack = "__import__('numpy').concatenate"
+    model = src.segment(call.func.value)
+    once = f"{model}.{call.func.attr}({stack}({_SAMPLES}[0]), {stack}({_SAMPLES}[1])"
+    once += "".join(f", {r}" for r in rest) + ")"
+    outer = _indent(src, loop.lineno)
+    return [
+        Edit(loop.lineno, 0, loop.lineno, 0, f"{outer}{_SAMPLES} = ([], [])\n"),
+        src.span_edit(
+            stmt,
+            stmt,
+            f"{_SAMPLES}[0].append({src.segment(x)}); {_SAMPLES}[1].append({src.segment(y)})",
+        ),
+        _after(src, loop, f"{outer}if {_SAMPLES}[0]:\n{outer}    {once}"),
+    ]
+
+
 REWRITES: Dict[Rewrite, Callable[[Source, int, int], List[Edit]]] = {
     Rewrite.CONCAT_ONCE: concat_once,
     Rewrite.HOIST: hoist,
@@ -389,4 +514,6 @@ def rewrite(
     the finding's output keys (``whole_array``: the code the rule derived)."""
     if Rewrite(kind) is Rewrite.STACK_TO_VECTOR:
         return stack_to_vector(src, line, end_line, (extra or {}).get("whole_array"))
+    if Rewrite(kind) is Rewrite.BATCH_SAMPLES:
+        return batch_samples(src, line, end_line, extra)
     return REWRITES[Rewrite(kind)](src, line, end_line)

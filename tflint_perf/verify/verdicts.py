@@ -86,11 +86,12 @@ def timing_verdict(raw: dict, device: str) -> dict:
             if raw.get(key):
                 out[key] = raw[key]
         return out
-    if "baseline_times" not in raw or raw.get("equal") is not True:
+    by_design = raw.get("by_design") if "baseline_times" in raw else None
+    if "baseline_times" not in raw or (raw.get("equal") is not True and not by_design):
         return _not_timed(raw, device)
     out = _timings(raw, device)
     out.update({k: raw.get(k) for k in ("tolerance", "max_abs_diff", "peak_memory_bytes")})
-    out.update(equal=True, where=raw.get("where", ""), first_call_s=None)
+    out.update(equal=None if by_design else True, where=raw.get("where", ""), first_call_s=None)
     out["loop_limits"] = raw.get("loop_limits")
     if raw.get("synthetic_data"):
         out["synthetic_data"] = raw["synthetic_data"]
@@ -126,6 +127,9 @@ def timing_verdict(raw: dict, device: str) -> dict:
         )
     if raw.get("synthetic_data"):
         reason += f"; on synthetic data ({', '.join(raw['synthetic_data'])}: random values of the real shapes and dtypes)"
+    if by_design:
+        out["by_design"] = by_design
+        reason += f"; results not compared: {by_design}"
     out["reason"] = "; ".join([reason] + [n for n in (raw.get("note"),) if n])
     return out
 
