@@ -41,7 +41,14 @@ def test_project_findings_do_not_depend_on_the_pool(case, monkeypatch):
     assert lint_case(case, 2, monkeypatch) == lint_case(case, 1, monkeypatch)
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.name.startswith("bad_")], ids=str)
+# Cases whose finding each module finds alone too: the tree keeps the other module's
+# call of the same trap silent (one finding per trap; NEAR_MISSES checks the reason).
+SAID_ONCE = {"bad_tfp202_agent_method_reported_where_defined"}
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c.name.startswith("bad_") and c.name not in SAID_ONCE], ids=str
+)
 def test_each_file_alone_misses_the_cross_module_finding(case, monkeypatch):
     """The other side: a file linted alone (flake8, stdin) does not see the tree."""
     alone = []
@@ -54,6 +61,7 @@ NEAR_MISSES = [  # (case, file, line, rule, the reason it records for staying si
     ("ok_tfp201_compiled_in_other_module", "pkg/train.py", 10, "TFP201", "compiled"),
     ("ok_tfp201_compiled_where_imported", "pkg/train.py", 13, "TFP201", "compiled"),
     ("ok_tfp401_prefetched_in_other_module", "pkg/train.py", 19, "TFP401", "already-done"),
+    ("bad_tfp202_agent_method_reported_where_defined", "pkg/play.py", 18, "TFP202", "covered"),
 ]
 
 

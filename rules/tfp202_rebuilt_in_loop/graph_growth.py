@@ -22,6 +22,7 @@ from typing import Dict, List, Set
 from tflint_perf.analysis.agent_classes import AGENT_METHODS, AgentClasses
 from tflint_perf.analysis.api import Effect, Kind
 from tflint_perf.analysis.api.steps import HEAVY_OPS, NEW_GRAPHS, TF1_GRAPH_PARTS
+from tflint_perf.analysis.exports import defined_in
 from tflint_perf.analysis.reach import Reach
 from tflint_perf.analysis.steps import tensorflow_alias
 from tflint_perf.analysis.trips import Size
@@ -97,6 +98,11 @@ class GraphGrowth:
         """A TF op (or a module function that builds ops without running them), or
         a builder the linter cannot read, fetched with ``reuse=True``."""
         summaries = self.facts.summaries
+        external = self.facts.graph.external(call)
+        if external is not None and external.get("growth_reported"):
+            where = f"{defined_in(self.ctx, external)}, line {external.get('line', '?')}"
+            self.rule.silent(call, Reason.COVERED, f"reported where it builds the ops ({where})")
+            return False
         if summaries.direct_effects(call) & Effect.GRAPH_GROWTH:
             return not self._lazy(call)
         targets = self.facts.graph.resolve(call)

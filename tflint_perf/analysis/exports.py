@@ -11,6 +11,8 @@ can be cached and sent between processes):
   the training step it holds (``step``: a GradientTape step of its own, and
   whether the module compiles it or already reports it) and the ``tf.data``
   pipelines it returns (``pipelines``: each one's facts, where it ends);
+  ``growth_reported``: it builds TF1 ops and runs them on every call, and
+  the module's own finding already points at it;
 - a class: what its instances are (a Keras model, a layer ...) and the same
   facts for each of its methods;
 - a value: what it holds (a dataset, a Keras model ...).
@@ -86,6 +88,9 @@ def function_facts(
     step = (steps or {}).get(func)
     if step is not None:
         facts["step"] = step
+    growth = Effect.GRAPH_GROWTH | Effect.RUNS_GRAPH
+    if summary.effects & growth == growth and _reported_here(ctx, func):
+        facts["growth_reported"] = True
     if facts["returns"] == Kind.DATASET.value:
         pipelines = _pipeline_facts(ctx, func)
         if pipelines:
@@ -109,7 +114,6 @@ def _step_facts(ctx) -> Dict[cst.FunctionDef, Facts]:
     method, so the module's own finding already points at it. None in TF1 graph
     code, and for methods of a class a framework may compile (a base the module
     does not define)."""
-    from tflint_perf.analysis.agent_classes import AgentClasses
     from tflint_perf.analysis.reach import Reach
     from tflint_perf.analysis.tapes import TapeSteps
 
@@ -123,12 +127,20 @@ def _step_facts(ctx) -> Dict[cst.FunctionDef, Facts]:
             continue
         if _framework_method(ctx, func):
             continue
-        out[func] = {
-            "compiled": reach.compiled(func.body),
-            "reported": reach.hot(func.body) is not None
-            or ctx.shared(AgentClasses).entry_method(func) is not None,
-        }
+        out[func] = {"compiled": reach.compiled(func.body), "reported": _reported_here(ctx, func)}
     return out
+
+
+def _reported_here(ctx, func: cst.FunctionDef) -> bool:
+    """A loop of the module runs ``func``, or it is an agent's method (an environment
+    loop runs it): the module's own finding points at it, not the callers elsewhere."""
+    from tflint_perf.analysis.agent_classes import AgentClasses
+    from tflint_perf.analysis.reach import Reach
+
+    return (
+        ctx.shared(Reach).hot(func.body) is not None
+        or ctx.shared(AgentClasses).entry_method(func) is not None
+    )
 
 
 def _framework_method(ctx, func: cst.FunctionDef) -> bool:
