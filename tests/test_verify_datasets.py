@@ -123,3 +123,33 @@ def test_ipython_display_objects_read_no_file():
     display.display = lambda *a: pytest.fail("shown")
     imports.patch_ipython_display(display)
     display.display(display.Image(filename="images/12_01.png"))  # no FileNotFoundError
+
+
+def _fake_tfds():
+    import types
+
+    module = types.ModuleType("tensorflow_datasets")
+    module.load = lambda *a, **k: pytest.fail("tfds.load downloads")
+    module.builder = lambda *a, **k: pytest.fail("tfds.builder downloads")
+    module.download = types.SimpleNamespace(DownloadManager=type("DownloadManager", (), {}))
+    module.download.DownloadManager.download_and_extract = lambda self, urls: pytest.fail("net")
+    datasets.patch_tfds(module)
+    return module
+
+
+def test_tfds_downloads_other_than_the_table_are_refused_at_once():
+    module = _fake_tfds()
+    with pytest.raises(Refused, match="download manager"):
+        module.download.DownloadManager().download_and_extract({"train": "https://x/y.gz"})
+    with pytest.raises(Refused, match="the tensorflow_datasets dataset 'coco'"):
+        module.builder("coco")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="needs TensorFlow")
+def test_tfds_builder_prepares_nothing_and_gives_the_synthetic_splits():
+    builder = _fake_tfds().builder("mnist")
+    assert builder.download_and_prepare() is None
+    assert builder.info.splits["test"].num_examples == 10000
+    ds = builder.as_dataset(split="test", as_supervised=True, shuffle_files=True)
+    image, label = ds.element_spec
+    assert (tuple(image.shape), int(ds.cardinality())) == ((28, 28, 1), 10000)

@@ -334,16 +334,22 @@ def _dataset(name: str, split, tf, as_supervised: bool):
     return dataset
 
 
-def tfds_load(name: str, split=None, *args, **kwargs):
-    """``tfds.load`` on synthetic data for the datasets in the table; refused for the others."""
-    import tensorflow as tf
-
+def _tfds_name(name) -> str:
+    """The table's name of a TFDS dataset (``mnist:3.0.1`` -> ``mnist``); refused when absent."""
     base = str(name).split(":", 1)[0].split("/", 1)[0]
     if base not in _TFDS or "/" in str(name):
         _refuse(
             f"downloading the tensorflow_datasets dataset {name!r} (network; synthetic data "
             f"exists for {', '.join(sorted(_TFDS))})"
         )
+    return base
+
+
+def tfds_load(name: str, split=None, *args, **kwargs):
+    """``tfds.load`` on synthetic data for the datasets in the table; refused for the others."""
+    import tensorflow as tf
+
+    base = _tfds_name(name)
     _note(f"tensorflow_datasets {base}")
     splits = list(_TFDS[base][2]) if split is None else split
     as_supervised = bool(kwargs.get("as_supervised", False))
@@ -370,6 +376,34 @@ def tfds_load(name: str, split=None, *args, **kwargs):
     return out
 
 
+class SyntheticBuilder:
+    """``tfds.builder(name)`` on synthetic data: nothing to download or prepare,
+    ``as_dataset`` is ``tfds_load``'s data; refused for datasets not in the table."""
+
+    def __init__(self, name, *args, **kwargs) -> None:
+        self.name = _tfds_name(name)
+        self.info = SyntheticInfo(self.name)
+
+    def download_and_prepare(self, *args, **kwargs) -> None:
+        return None
+
+    def as_dataset(self, split=None, *args, **kwargs):
+        kept = {k: v for k, v in kwargs.items() if k in ("as_supervised", "batch_size")}
+        return tfds_load(self.name, split, **kept)
+
+
+def _refused_download(*args, **kwargs) -> NoReturn:
+    _refuse("downloading with tensorflow_datasets' download manager (network)")
+
+
 def patch_tfds(module) -> None:
+    """``load`` and ``builder`` on synthetic data; every other download refused at once
+    (the download manager would otherwise retry a refused connection for minutes)."""
     if callable(getattr(module, "load", None)):
         module.load = tfds_load
+    if callable(getattr(module, "builder", None)):
+        module.builder = SyntheticBuilder
+    manager = getattr(getattr(module, "download", None), "DownloadManager", None)
+    for method in ("download", "download_and_extract", "download_kaggle_data"):
+        if manager is not None and callable(getattr(manager, method, None)):
+            setattr(manager, method, _refused_download)
