@@ -58,10 +58,12 @@ class DatasetWithoutPrefetch(Rule):
     loop that prints or plots each batch, one that breaks after the first),
     when a later step prefetches (`.prefetch(...)`,
     `apply(prefetch_to_device(...))`), for Keras `*_dataset_from_directory`
-    with no map after them (they prefetch themselves), for batches cached
-    (`.batch(32).cache()`) after work that runs only in parallel steps (the
-    parallel maps keep their own buffers during the first epoch, later
-    epochs read memory), when the pipeline goes to something that handles
+    with no map after them (they prefetch themselves), for a `.cache()`
+    after work that runs only in parallel steps and before nothing but
+    batching, shuffling or cheap maps (`.map(f, num_parallel_calls=8)
+    .cache().shuffle(1000).batch(32)`, `.batch(32).cache()`: the parallel
+    maps keep their own buffers during the first epoch, later epochs read
+    memory), when the pipeline goes to something that handles
     its own prefetching (`strategy.experimental_distribute_dataset`, a
     function that prefetches it) or anything else the linter cannot
     follow, when it is not consumed in the module, and in test code.
@@ -166,7 +168,7 @@ class DatasetWithoutPrefetch(Rule):
         if p.tiny:
             return Reason.DEMO, f"a handful of elements (at most {p.limit})"
         if p.cached and not p.serial:
-            return Reason.ALREADY_DONE, "batches cached after parallel work"
+            return Reason.ALREADY_DONE, "cached after parallel work: later steps only stack tensors"
         if in_test_code(self.ctx, c.site):
             return Reason.TEST_CODE, ""
         if c.kind is UseKind.LOOP:

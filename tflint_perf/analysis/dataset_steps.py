@@ -74,7 +74,7 @@ class Pipeline:
     # Some per-element work runs on one thread (a map without num_parallel_calls,
     # from_generator, a record file read without num_parallel_reads).
     serial: bool = False
-    cached: bool = False  # a cache() after the last batching and the last work step
+    cached: bool = False  # a cache() after the last work step
     container: Optional[Container] = None
     # A parameter's pipeline (its facts unknown until a caller is known), and the
     # steps applied to it since: ``returned(func)`` replays them on what a call passes.
@@ -106,8 +106,9 @@ def fold(pipeline: Pipeline, step: Step) -> Pipeline:
     p = replace(pipeline, limit=limit, container=None, last=step.call, steps=steps)
     role = step.role
     if role is Role.BATCH:
-        # Batching what a prefetch already prepared (no map since) only stacks tensors.
-        return replace(p, batched=True, batch_size=step.count, batch_call=step.call, cached=False)
+        # Batching what a prefetch already prepared, or a cache holds (no map since),
+        # only stacks tensors.
+        return replace(p, batched=True, batch_size=step.count, batch_call=step.call)
     if role is Role.PREFETCH:
         return replace(p, prefetched=True)
     if role is Role.UNBATCH:
@@ -115,7 +116,7 @@ def fold(pipeline: Pipeline, step: Step) -> Pipeline:
             p, batched=False, batch_size=None, batch_call=None, prefetched=False, cached=False
         )
     if role is Role.CACHE:
-        return replace(p, cached=p.batched)
+        return replace(p, cached=True)
     if role is Role.APPLY:
         return _fold_apply(p, step)
     if role in (Role.MAP, Role.FILTER):
