@@ -664,35 +664,17 @@ KNOWN_FAILURES = {
     "TFP201/bad_implicit_gradients.py:method:1": (
         "TFP201 loses the finding when the loop moves into a method calling its body as `self.step()`"
     ),
-    "TFP201/bad_inline_gan.py:helper:0": (
-        "TFP201 finds 1 of 2 when the loop's body moves into a helper function called in the loop"
-    ),
     "TFP201/bad_inline_gan.py:helper:1": (
         "TFP201 finds 1 of 2 when the loop's body moves into a helper function called in the loop"
     ),
-    "TFP201/bad_inline_gan.py:method:0": (
-        "TFP201 finds 1 of 2 when the loop moves into a method calling its body as `self.step()`"
-    ),
     "TFP201/bad_inline_gan.py:method:1": (
         "TFP201 finds 1 of 2 when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP201/bad_inline_gan.py:to_function:module": (
-        "TFP201 finds 1 of 2 when the module's code moves into a function"
     ),
     "TFP201/bad_inline_reused_tape_name.py:helper:0": (
         "TFP201 finds 1 of 2 when the loop's body moves into a helper function called in the loop"
     ),
     "TFP201/bad_inline_reused_tape_name.py:method:0": (
         "TFP201 finds 1 of 2 when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP201/bad_inline_side_effects.py:helper:0": (
-        "TFP201 loses the finding when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP201/bad_inline_side_effects.py:method:0": (
-        "TFP201 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP201/bad_inline_side_effects.py:to_function:module": (
-        "TFP201 loses the finding when the module's code moves into a function"
     ),
     "TFP201/bad_step_through_override.py:alias:all": (
         "TFP201 loses the finding when the module's names are read through aliases (`x_alias = x`)"
@@ -720,6 +702,9 @@ KNOWN_FAILURES = {
     ),
     "TFP201/ok_framework_method.py:method:0": (
         "TFP201 reports 1 on the near miss when the loop moves into a method calling its body as `self.step()`"
+    ),
+    "TFP202/bad_tf1_graph_growth.py:to_function:module": (
+        "TFP202 loses the finding when the module's code moves into a function"
     ),
     "TFP202/bad_cv_factory.py:helper:0": (
         "TFP202 loses the finding when the loop's body moves into a helper function called in the loop"
@@ -844,9 +829,6 @@ KNOWN_FAILURES = {
     "TFP202/bad_variable_per_step.py:method:0": (
         "TFP202 loses the finding when the loop moves into a method calling its body as `self.step()`"
     ),
-    "TFP202/ok_depends_on_loop.py:to_function:module": (
-        "TFP202 reports 2 on the near miss when the module's code moves into a function"
-    ),
     "TFP202/ok_ensemble_kept.py:helper:0": (
         "TFP202 reports 1 on the near miss when the loop's body moves into a helper function called in the loop"
     ),
@@ -855,9 +837,6 @@ KNOWN_FAILURES = {
     ),
     "TFP202/ok_tf1_ops_per_layer.py:alias:all": (
         "TFP202 reports 1 on the near miss when the module's names are read through aliases (`x_alias = x`)"
-    ),
-    "TFP202/ok_tf1_ops_per_layer.py:to_function:module": (
-        "TFP202 reports 2 on the near miss when the module's code moves into a function"
     ),
     "TFP203/bad_cast_step.py:alias:all": (
         "TFP203 finds 1 of 2 when the module's names are read through aliases (`x_alias = x`)"
@@ -943,42 +922,6 @@ KNOWN_FAILURES = {
     "TFP403/bad_agent_predict_wrapper.py:method:1": (
         "TFP403 loses the finding when the loop moves into a method calling its body as `self.step()`"
     ),
-    "TFP403/bad_attribute_receiver_episode.py:helper:0": (
-        "TFP403 loses the finding when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP403/bad_attribute_receiver_episode.py:method:0": (
-        "TFP403 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP403/bad_attribute_receiver_episode.py:to_function:module": (
-        "TFP403 loses the finding when the module's code moves into a function"
-    ),
-    "TFP403/bad_autoregressive_text.py:helper:0": (
-        "TFP403 loses the finding when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP403/bad_autoregressive_text.py:method:0": (
-        "TFP403 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP403/bad_autoregressive_text.py:to_function:module": (
-        "TFP403 loses the finding when the module's code moves into a function"
-    ),
-    "TFP403/bad_callback_while.py:helper:0": (
-        "TFP403 loses the finding when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP403/bad_callback_while.py:method:0": (
-        "TFP403 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP403/bad_evaluation_method_named_test_rollout.py:helper:1": (
-        "TFP403 loses the finding when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP403/bad_evaluation_method_named_test_rollout.py:method:1": (
-        "TFP403 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP403/bad_expand_dims.py:helper:0": (
-        "TFP403 finds 1 of 2 when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP403/bad_expand_dims.py:method:0": (
-        "TFP403 finds 1 of 2 when the loop moves into a method calling its body as `self.step()`"
-    ),
     "TFP403/bad_helper_batch_at_call.py:helper:1": (
         "TFP403 loses the finding when the loop's body moves into a helper function called in the loop"
     ),
@@ -1030,20 +973,11 @@ KNOWN_FAILURES = {
     "TFP403/bad_result_row_zero.py:method:0": (
         "TFP403 loses the finding when the loop moves into a method calling its body as `self.step()`"
     ),
-    "TFP403/bad_rl_env_step.py:helper:0": (
-        "TFP403 loses the finding when the loop's body moves into a helper function called in the loop"
-    ),
     "TFP403/bad_rl_env_step.py:helper:1": (
         "TFP403 loses the finding when the loop's body moves into a helper function called in the loop"
     ),
-    "TFP403/bad_rl_env_step.py:method:0": (
-        "TFP403 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
     "TFP403/bad_rl_env_step.py:method:1": (
         "TFP403 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP403/bad_rl_env_step.py:to_function:module": (
-        "TFP403 loses the finding when the module's code moves into a function"
     ),
     "TFP403/bad_slice_per_sample.py:helper:0": (
         "TFP403 loses the finding when the loop's body moves into a helper function called in the loop"
@@ -1066,9 +1000,6 @@ KNOWN_FAILURES = {
     "TFP403/bad_target_per_transition.py:method:0": (
         "TFP403 loses the finding when the loop moves into a method calling its body as `self.step()`"
     ),
-    "TFP403/bad_tf1_session_agent.py:to_function:module": (
-        "TFP403 loses the finding when the module's code moves into a function"
-    ),
     "TFP403/bad_two_model_factories.py:helper:1": (
         "TFP403 loses the finding when the loop's body moves into a helper function called in the loop"
     ),
@@ -1080,15 +1011,6 @@ KNOWN_FAILURES = {
     ),
     "TFP403/bad_two_wrappers.py:method:0": (
         "TFP403 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP403/bad_two_wrappers.py:to_function:module": (
-        "TFP403 loses the finding when the module's code moves into a function"
-    ),
-    "TFP403/bad_video_frames_project_model.py:to_function:module": (
-        "TFP403 loses the finding when the module's code moves into a function"
-    ),
-    "TFP403/ok_one_model_per_iteration.py:to_function:module": (
-        "TFP403 reports 1 on the near miss when the module's code moves into a function"
     ),
     "TFP404/bad_dataset_batch_one_iterator.py:helper:0": (
         "TFP404 loses the finding when the loop's body moves into a helper function called in the loop"
@@ -1114,17 +1036,11 @@ KNOWN_FAILURES = {
     "TFP404/bad_fit_rows_through_helper.py:method:0": (
         "TFP404 loses the finding when the loop moves into a method calling its body as `self.step()`"
     ),
-    "TFP404/bad_fit_rows_through_helper.py:to_function:module": (
-        "TFP404 loses the finding when the module's code moves into a function"
-    ),
     "TFP404/bad_just_outside_tiny.py:helper:0": (
         "TFP404 loses the finding when the loop's body moves into a helper function called in the loop"
     ),
     "TFP404/bad_just_outside_tiny.py:method:0": (
         "TFP404 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP404/bad_just_outside_tiny.py:to_function:module": (
-        "TFP404 loses the finding when the module's code moves into a function"
     ),
     "TFP404/bad_online_fit_per_step.py:helper:0": (
         "TFP404 loses the finding when the loop's body moves into a helper function called in the loop"
@@ -1141,20 +1057,11 @@ KNOWN_FAILURES = {
     "TFP404/bad_online_fit_per_step.py:to_function:module": (
         "TFP404 loses the finding when the module's code moves into a function"
     ),
-    "TFP404/bad_train_on_batch_rows.py:helper:0": (
-        "TFP404 loses the finding when the loop's body moves into a helper function called in the loop"
-    ),
     "TFP404/bad_train_on_batch_rows.py:helper:1": (
         "TFP404 loses the finding when the loop's body moves into a helper function called in the loop"
     ),
-    "TFP404/bad_train_on_batch_rows.py:method:0": (
-        "TFP404 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
     "TFP404/bad_train_on_batch_rows.py:method:1": (
         "TFP404 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP404/bad_train_on_batch_rows.py:to_function:module": (
-        "TFP404 loses the finding when the module's code moves into a function"
     ),
     "TFP404/ok_stateful_rnn.py:alias:all": (
         "TFP404 reports 3 on the near miss when the module's names are read through aliases (`x_alias = x`)"

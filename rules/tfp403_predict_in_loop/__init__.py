@@ -29,7 +29,9 @@ class PredictInLoop(Rule):
     `for`/`while` loop or a comprehension, directly or through the
     functions the loop calls (any depth of wrappers, methods through `self`
     and the class hierarchy, and callables passed as arguments, such as a
-    policy handed to a rollout loop). It reports at the inference call, or,
+    policy handed to a rollout loop, or a loop body moved into a function of
+    its own that takes no data parameter and shares its input with the loop
+    through `global`/`nonlocal` names). It reports at the inference call, or,
     when a function on the way from the loop makes the one sample and hands
     it to a thin helper that runs the inference
     (`q = self.predict(state.reshape(1, -1))[0]`), at that helper call: that

@@ -95,6 +95,9 @@ class Sites:
         handed = self._handed_on(call, data, func, made)
         if handed is not None:
             return handed
+        shared = self._shared_state(call, data, func, made)
+        if shared is not None:
+            return shared
         if method == "predict":
             agent = self._agent_entry(call, data, func)
             if agent is not None:
@@ -196,6 +199,53 @@ class Sites:
                             None,
                         )
                         following.append((outer, reached, (site,) + path, here))
+            frontier = following
+
+    def _shared_state(self, call, data, func, made) -> Optional[Union[Site, NoSite]]:
+        """A loop's body in a function of its own that takes no data parameter: the
+        input comes from names it shares with its caller (``global``, ``nonlocal``),
+        and a loop of the caller runs it once per iteration."""
+        scope = self.sem.scope(func)
+        declared = scope.globals | scope.nonlocals
+        if not declared:
+            return None
+        inputs = self._inputs(func, data)
+        if not inputs & declared:
+            return None
+        # What the function itself changes for its next call, and from what.
+        changed = {b.name.split(".", 1)[0] for b in self.sem.bindings_in(func)}
+        changed &= declared & inputs
+        fed_back = sorted(changed & self.sem.derived(func, call))
+        for site, path in self._callers_up(func, call):
+            loops = self.trips.loops_around(site)
+            estimate = self.trips.repeats(site)
+            if estimate.tiny:
+                return NoSite(Reason.TINY_LOOP, estimate.why, site)
+            sample = made or one_sample(self.ctx, self.sem, data, call, func.body)
+            if sample is None:
+                return NoSite(Reason.BATCHED, "the input is not shown to be one sample", site)
+            if fed_back:
+                return Site(sample, Shape.SEQUENTIAL, loops[0], path, estimate, fed_back[0])
+            if changed or inputs & self.sem.varying(loops[0], self._pure):
+                return Site(sample, Shape.BATCHABLE, loops[0], path, estimate)
+        return None
+
+    def _callers_up(self, func, call) -> Iterator[Tuple[cst.Call, Tuple[cst.Call, ...]]]:
+        """Calls in a loop that run ``func`` (directly, or through functions that
+        call it outside any loop), each with the calls from there down to ``call``."""
+        frontier = [(func, (call,))]
+        for _ in range(MAX_DEPTH):
+            following = []
+            for callee, path in frontier:
+                for site in self.graph.callers(callee):
+                    if self.ctx.contains(callee, site):
+                        continue  # recursion
+                    if self.trips.loops_around(site):
+                        yield site, (site,) + path
+                        continue
+                    outer = self.sem.function_of(site)
+                    if outer is not None:
+                        following.append((outer, (site,) + path))
             frontier = following
 
     def _handed_on(self, call, data, func, made) -> Optional[Site]:

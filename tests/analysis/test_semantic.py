@@ -184,6 +184,28 @@ def test_global_declarations_bind_in_the_module():
     ]
 
 
+def test_a_region_binds_the_names_it_declares_global_too():
+    """A loop body moved into a function that declares its names ``global``: the
+    bindings live in the module's scope, but the function's region makes them."""
+    ctx, sem = model(
+        """
+        obs = reset()
+        def run():
+            global obs, total
+            for t in range(500):
+                obs = advance(obs)
+                total = t
+        total = 0
+        """
+    )
+    loop, func = ctx.nodes(cst.For)[0], ctx.nodes(cst.FunctionDef)[0]
+    assert [b.name for b in sem.bindings_in(loop)] == ["t", "obs", "total"]
+    assert sem.varying(loop) == {"t", "obs", "total"}
+    assert sem.names_bound_by(func) == {"t", "obs", "total"}
+    # the module's own region lists each binding once
+    assert [b.name for b in sem.bindings_in(ctx.module)] == ["obs", "run", "obs", "total", "total"]
+
+
 def test_reads_skip_attribute_names_keywords_and_comprehension_variables():
     ctx, sem = model("y = f(a.b, key=c) + [v * w for v in items]\n")
     assign = ctx.nodes(cst.Assign)[0]

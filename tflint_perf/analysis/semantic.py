@@ -32,7 +32,7 @@ collects the bindings is ``binder.py``; both are imported from here.
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Optional, Set, Union, cast
+from typing import Dict, Iterator, List, Optional, Set, Tuple, Union, cast
 
 from tflint_perf.analysis.binder import Binder
 from tflint_perf.analysis.scopes import (
@@ -162,7 +162,7 @@ class SemanticModel:
         first, last = self.ctx.span(node)
         out: Set[str] = set()
         for scope in self._scopes_in(node):
-            for name, found in scope.bindings.items():
+            for name, found in self._owned(scope):
                 if "." in name:
                     continue
                 if any(first <= self.ctx.span(b.statement)[0] <= last for b in found):
@@ -175,10 +175,18 @@ class SemanticModel:
         first, last = self.ctx.span(region)
         out: List[Binding] = []
         for scope in self._scopes_in(region):
-            for found in scope.bindings.values():
+            for _, found in self._owned(scope):
                 out.extend(b for b in found if first <= self.ctx.span(b.statement)[0] <= last)
         out.sort(key=lambda b: b.position)
         return out
+
+    def _owned(self, scope: Scope) -> Iterator[Tuple[str, List[Binding]]]:
+        """The bindings a scope's statements make: its own, and those of the names it
+        declares ``global`` (kept in the module's scope, where reads find them)."""
+        yield from scope.bindings.items()
+        if scope is not self.module_scope:
+            for name in sorted(scope.globals):
+                yield name, self.module_scope.bindings.get(name, [])
 
     def _scopes_in(self, region: cst.CSTNode) -> Iterator[Scope]:
         """The scope running ``region``, and comprehension scopes inside it."""
