@@ -946,43 +946,13 @@ KNOWN_FAILURES = {
     "TFP403/bad_loop_invariant.py:method:0": (
         "TFP403 loses the finding when the loop moves into a method calling its body as `self.step()`"
     ),
-    "TFP403/bad_model_call_per_item.py:helper:0": (
-        "TFP403 loses the finding when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP403/bad_model_call_per_item.py:method:0": (
-        "TFP403 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP403/bad_passed_model_dict_input.py:helper:0": (
-        "TFP403 loses the finding when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP403/bad_passed_model_dict_input.py:method:0": (
-        "TFP403 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP403/bad_replay_per_transition.py:helper:0": (
-        "TFP403 loses its 2 findings when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP403/bad_replay_per_transition.py:method:0": (
-        "TFP403 loses its 2 findings when the loop moves into a method calling its body as `self.step()`"
-    ),
     "TFP403/bad_result_row_zero.py:alias:all": (
         "TFP403 loses the finding when the module's names are read through aliases (`x_alias = x`)"
-    ),
-    "TFP403/bad_result_row_zero.py:helper:0": (
-        "TFP403 loses the finding when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP403/bad_result_row_zero.py:method:0": (
-        "TFP403 loses the finding when the loop moves into a method calling its body as `self.step()`"
     ),
     "TFP403/bad_rl_env_step.py:helper:1": (
         "TFP403 loses the finding when the loop's body moves into a helper function called in the loop"
     ),
     "TFP403/bad_rl_env_step.py:method:1": (
-        "TFP403 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP403/bad_slice_per_sample.py:helper:0": (
-        "TFP403 loses the finding when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP403/bad_slice_per_sample.py:method:0": (
         "TFP403 loses the finding when the loop moves into a method calling its body as `self.step()`"
     ),
     "TFP403/bad_subclass_override.py:alias:all": (
@@ -1024,22 +994,10 @@ KNOWN_FAILURES = {
     "TFP404/bad_fit_per_transition.py:alias:all": (
         "TFP404 loses the finding when the module's names are read through aliases (`x_alias = x`)"
     ),
-    "TFP404/bad_fit_per_transition.py:helper:0": (
-        "TFP404 loses the finding when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP404/bad_fit_per_transition.py:method:0": (
-        "TFP404 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
     "TFP404/bad_fit_rows_through_helper.py:helper:0": (
         "TFP404 loses the finding when the loop's body moves into a helper function called in the loop"
     ),
     "TFP404/bad_fit_rows_through_helper.py:method:0": (
-        "TFP404 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP404/bad_just_outside_tiny.py:helper:0": (
-        "TFP404 loses the finding when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP404/bad_just_outside_tiny.py:method:0": (
         "TFP404 loses the finding when the loop moves into a method calling its body as `self.step()`"
     ),
     "TFP404/bad_online_fit_per_step.py:helper:0": (
@@ -1056,12 +1014,6 @@ KNOWN_FAILURES = {
     ),
     "TFP404/bad_online_fit_per_step.py:to_function:module": (
         "TFP404 loses the finding when the module's code moves into a function"
-    ),
-    "TFP404/bad_train_on_batch_rows.py:helper:1": (
-        "TFP404 loses the finding when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP404/bad_train_on_batch_rows.py:method:1": (
-        "TFP404 loses the finding when the loop moves into a method calling its body as `self.step()`"
     ),
     "TFP404/ok_stateful_rnn.py:alias:all": (
         "TFP404 reports 3 on the near miss when the module's names are read through aliases (`x_alias = x`)"

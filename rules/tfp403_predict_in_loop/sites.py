@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, Optional, Set, Tuple, Union
+from typing import Iterator, List, Optional, Set, Tuple, Union
 
 from tflint_perf.analysis import api
 from tflint_perf.analysis.agent_classes import AgentClasses
@@ -13,7 +13,8 @@ from tflint_perf.analysis.api import Effect
 from tflint_perf.analysis.api.keras import MODEL_CHANGING_METHODS
 from tflint_perf.analysis.api.tables import SAME_KIND
 from tflint_perf.analysis.calls import CallGraph, external_argument
-from tflint_perf.analysis.semantic import Binding, BindingKind, SemanticModel
+from tflint_perf.analysis.semantic import BindingKind, SemanticModel
+from tflint_perf.analysis.shared_state import loop_runs
 from tflint_perf.analysis.summaries import Summaries
 from tflint_perf.analysis.trips import Estimate, Size, Trips
 from tflint_perf.engine import cst
@@ -202,51 +203,22 @@ class Sites:
             frontier = following
 
     def _shared_state(self, call, data, func, made) -> Optional[Union[Site, NoSite]]:
-        """A loop's body in a function of its own that takes no data parameter: the
-        input comes from names it shares with its caller (``global``, ``nonlocal``),
-        and a loop of the caller runs it once per iteration."""
-        scope = self.sem.scope(func)
-        declared = scope.globals | scope.nonlocals
-        if not declared:
-            return None
-        inputs = self._inputs(func, data)
-        if not inputs & declared:
-            return None
-        # What the function itself changes for its next call, and from what.
-        changed = {b.name.split(".", 1)[0] for b in self.sem.bindings_in(func)}
-        changed &= declared & inputs
-        fed_back = sorted(changed & self.sem.derived(func, call))
-        for site, path in self._callers_up(func, call):
-            loops = self.trips.loops_around(site)
-            estimate = self.trips.repeats(site)
+        """A loop's body in a function of its own that takes no data parameter, run
+        once per iteration of a caller's loop (``analysis/shared_state.py``)."""
+        for run in loop_runs(self.ctx, call, data):
+            estimate = self.trips.repeats(run.site)
             if estimate.tiny:
-                return NoSite(Reason.TINY_LOOP, estimate.why, site)
+                return NoSite(Reason.TINY_LOOP, estimate.why, run.site)
             sample = made or one_sample(self.ctx, self.sem, data, call, func.body)
             if sample is None:
-                return NoSite(Reason.BATCHED, "the input is not shown to be one sample", site)
-            if fed_back:
-                return Site(sample, Shape.SEQUENTIAL, loops[0], path, estimate, fed_back[0])
-            if changed or inputs & self.sem.varying(loops[0], self._pure):
-                return Site(sample, Shape.BATCHABLE, loops[0], path, estimate)
+                return NoSite(Reason.BATCHED, "the input is not shown to be one sample", run.site)
+            if self._rebound(call, func):
+                return NoSite(Reason.DELIBERATE, "a different model on each call", run.site)
+            if run.fed_back:
+                return Site(sample, Shape.SEQUENTIAL, run.loop, run.path, estimate, run.fed_back[0])
+            if run.varies:
+                return Site(sample, Shape.BATCHABLE, run.loop, run.path, estimate)
         return None
-
-    def _callers_up(self, func, call) -> Iterator[Tuple[cst.Call, Tuple[cst.Call, ...]]]:
-        """Calls in a loop that run ``func`` (directly, or through functions that
-        call it outside any loop), each with the calls from there down to ``call``."""
-        frontier = [(func, (call,))]
-        for _ in range(MAX_DEPTH):
-            following = []
-            for callee, path in frontier:
-                for site in self.graph.callers(callee):
-                    if self.ctx.contains(callee, site):
-                        continue  # recursion
-                    if self.trips.loops_around(site):
-                        yield site, (site,) + path
-                        continue
-                    outer = self.sem.function_of(site)
-                    if outer is not None:
-                        following.append((outer, (site,) + path))
-            frontier = following
 
     def _handed_on(self, call, data, func, made) -> Optional[Site]:
         """``rollout(env, greedy)`` where ``rollout``, in another module of the
@@ -284,21 +256,7 @@ class Sites:
     # -- loop facts --------------------------------------------------------------
     def _inputs(self, loop, expr) -> Set[str]:
         """Names ``expr`` is computed from, through the bindings the loop makes."""
-        names = set(self.sem.reads(expr))
-        made: Dict[str, List[Binding]] = {}
-        for binding in self.sem.bindings_in(loop):
-            made.setdefault(binding.name.split(".", 1)[0], []).append(binding)
-        todo = list(names)
-        while todo:
-            for binding in made.get(todo.pop(), ()):
-                source = binding.source if binding.source is not None else binding.value
-                if source is None:
-                    continue
-                for name in self.sem.reads(source):
-                    if name not in names:
-                        names.add(name)
-                        todo.append(name)
-        return names
+        return self.sem.computed_from(loop, expr)
 
     def _pure(self, value, depth: int = 0) -> bool:
         """Computed the same way from the same names (no I/O, no randomness)."""

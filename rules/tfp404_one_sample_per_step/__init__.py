@@ -24,7 +24,9 @@ class OneSamplePerStep(Rule):
       `model.fit(state, target, epochs=1)` for each transition of a replay
       minibatch, `train_on_batch(x[None], y[None])` over rows, directly or
       through a function of the module (`agent.learn(s, t)` whose summary
-      trains on its parameter). One sample means: made a batch of one
+      trains on its parameter), or in a loop's body moved into a function of
+      its own that reads the sample from names it shares with the loop
+      (`analysis/shared_state.py`). One sample means: made a batch of one
       (`x.reshape(1, -1)`, `x[None]`, `x[i:i + 1]`, `[x]`), a row of an array
       (`X[i]`, `for x in X`), or a sample whose prediction the loop reads at
       `[0]` (`target_f = model.predict(state); target_f[0][action] = ...`).

@@ -7,14 +7,15 @@ t)`` whose summary trains on its parameter): one whole ``fit`` per sample.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterator, List, Optional, Set, Tuple
+from dataclasses import dataclass, replace
+from typing import Iterator, List, Optional, Tuple
 
 from tflint_perf.analysis import api
 from tflint_perf.analysis.api import Effect, Kind, tfdata
 from tflint_perf.analysis.dataset_use import DatasetUse
 from tflint_perf.analysis.samples import batch_of_one
 from tflint_perf.analysis.semantic import BindingKind
+from tflint_perf.analysis.shared_state import loop_runs
 from tflint_perf.analysis.summaries import Summaries, data_argument
 from tflint_perf.analysis.testcode import in_test_code
 from tflint_perf.analysis.trips import Trips
@@ -105,24 +106,34 @@ class PerSample:
         if in_test_code(self.ctx, call):
             return Silent(call, Reason.TEST_CODE)
         loops = self.trips.loops_around(call)
-        if not loops:
-            return Silent(call, Reason.RUNS_ONCE, "not in a loop")
-        estimate = self.trips.repeats(call)
+        region: Optional[cst.CSTNode] = None  # where the samples are made, when not the loop
+        if loops:
+            loop, estimate = loops[0], self.trips.repeats(call)
+        else:  # a loop's body in a function of its own, fed through shared names
+            run = next(loop_runs(self.ctx, call, data), None)
+            if run is None:
+                return Silent(call, Reason.RUNS_ONCE, "not in a loop")
+            func = self.sem.function_of(call)
+            loop, estimate = run.loop, self.trips.repeats(run.site)
+            region = func.body if func is not None else None
+            site = replace(site, path=run.path[:-1] + site.path)
         if estimate.tiny:
             return Silent(call, Reason.TINY_LOOP, estimate.why)
-        loop = loops[0]
         model = _receiver(site.path[-1])
-        if model is not None and self._built_in(loop, model):
+        if model is not None and self._built_in(region or loop, model):
             return Silent(call, Reason.DELIBERATE, "a new model per iteration, each trained once")
         shown = clip(self.ctx.code(data))
-        if not set(self.sem.reads(data)) & self.sem.varying(loop):
+        inputs = (
+            self.sem.computed_from(region, data) if region is not None else self.sem.reads(data)
+        )
+        if not set(inputs) & self.sem.varying(loop):
             return Silent(call, Reason.BATCHED, f"`{shown}` is the same data on every iteration")
-        evidence = self._one_sample(loop, site)
+        evidence = self._one_sample(region or loop, site)
         if evidence is None:
             return Silent(
                 call, Reason.BATCHED, f"`{shown}` changes per iteration; no sign of one sample"
             )
-        independent = self._independent(loop, data)
+        independent = self._independent(loop, data, region)
         if site.method == _LIGHT and not independent:
             return Silent(call, Reason.SEQUENTIAL, "already the light call, one update per step")
         return self._report(site, loop, evidence, independent)
@@ -216,10 +227,11 @@ class PerSample:
             and dotted(func.value) == model
         )
 
-    def _independent(self, loop: cst.CSTNode, data: cst.BaseExpression) -> bool:
+    def _independent(self, loop: cst.CSTNode, data: cst.BaseExpression, region=None) -> bool:
         """The samples come from a collection the loop walks (its target, or a
-        subscript of a name the loop does not bind), not from the step before."""
-        derived = self._derived(loop, data)
+        subscript of a name the loop does not bind), not from the step before
+        (``region``: the function, run by the loop, that makes them)."""
+        derived = self.sem.computed_from(region or loop, data)
         if isinstance(loop, cst.For):
             targets = {b.name for b in self.sem.bindings_of(loop)}
             if derived & targets:
@@ -231,21 +243,6 @@ class PerSample:
                 if base is not None and base.split(".", 1)[0] not in bound:
                     return bool(set(self.sem.reads(node)) & self.sem.varying(loop))
         return False
-
-    def _derived(self, loop: cst.CSTNode, data: cst.BaseExpression) -> Set[str]:
-        """Names ``data`` is computed from, through the loop's own assignments."""
-        names = set(self.sem.reads(data))
-        inside = [b for b in self.sem.bindings_in(loop) if b.value is not None]
-        changed = True
-        while changed:
-            changed = False
-            for binding in inside:
-                if binding.name in names and isinstance(binding.value, cst.BaseExpression):
-                    more = set(self.sem.reads(binding.value)) - names
-                    if more:
-                        names |= more
-                        changed = True
-        return names
 
     # -- the message ------------------------------------------------------------------------
     def _report(self, site: Site, loop, evidence: str, independent: bool) -> Report:

@@ -391,6 +391,25 @@ class SemanticModel:
                     changed = True
         return derived
 
+    def computed_from(self, region: cst.CSTNode, expr: cst.CSTNode) -> Set[str]:
+        """Names ``expr`` is computed from, through the bindings ``region`` makes
+        (``x = f(a)`` in the region: ``x`` read by ``expr`` adds ``a``)."""
+        names = set(self.reads(expr))
+        made: Dict[str, List[Binding]] = {}
+        for binding in self.bindings_in(region):
+            made.setdefault(binding.name.split(".", 1)[0], []).append(binding)
+        todo = list(names)
+        while todo:
+            for binding in made.get(todo.pop(), ()):
+                source = binding.source if binding.source is not None else binding.value
+                if source is None:
+                    continue
+                for name in self.reads(source):
+                    if name not in names:
+                        names.add(name)
+                        todo.append(name)
+        return names
+
     def read_in(self, name: str, region: cst.CSTNode) -> bool:
         """Whether ``region`` reads ``name``."""
         return name in self.reads(region)
