@@ -17,7 +17,9 @@ class HandwrittenConvolution(Rule):
 
     ## What it does
     Flags a nest of `for ... in range(...)` loops, in any order and depth
-    (batch, channels, rows, columns, kernel offsets), whose body reads
+    (batch, channels, rows, columns, kernel offsets; a loop's body may be
+    moved into a function of the module it calls with no arguments, `for y
+    in ...: row()`), whose body reads
     *windows* of an array, defined by the index arithmetic:
     - a slice that one loop variable moves and whose width does not change
       (`x[i:i+k]`, `a[n, h*s:h*s+f, w*s:w*s+f, :]`, also through names such
@@ -151,9 +153,10 @@ class HandwrittenConvolution(Rule):
             for node in self.candidates:
                 self.silent(node, Reason.TEST_CODE)
             return
-        reported: set = set()
+        found: list = []
+        taken: set = set()
         for node in self.candidates:
-            if node in reported or any(a in reported for a in self.ctx.ancestors_of(node)):
+            if node in taken or any(a in taken for a in self.ctx.ancestors_of(node)):
                 continue
             conv = find_convolution(self.ctx, node)
             if conv is None:
@@ -164,6 +167,16 @@ class HandwrittenConvolution(Rule):
                 )
                 self.silent(node, reason, why)
                 continue
-            reported.add(conv.outer)
+            if conv.outer in taken:  # the nest in a function, found again from a loop calling it
+                continue
+            taken.add(conv.outer)
+            found.append(conv)
+        # A nest that goes on in a function its loop calls covers that function's loops.
+        inner = {loop: conv for conv in found for loop in conv.loops[1:]}
+        for conv in found:
+            if conv.outer in inner:
+                line = self.ctx.position(inner[conv.outer].outer).start.line
+                self.silent(conv.outer, Reason.COVERED, f"part of the nest at line {line}")
+                continue
             headline, detail = describe(conv)
             self.report(conv.outer, message=headline, detail=detail, fix=conv2d_fix(self.ctx, conv))

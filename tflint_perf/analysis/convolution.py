@@ -102,7 +102,7 @@ def find_convolution(ctx, outer: cst.CSTNode) -> Optional[Convolution]:
 
 
 def _find(ctx, outer, rejected) -> Optional[Convolution]:
-    loops = chain(outer)
+    loops = chain(outer, ctx)
     if not loops:
         return None
     nest = Nest(ctx, loops)

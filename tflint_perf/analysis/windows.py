@@ -40,6 +40,9 @@ class Nest:
         self.vars = [loop.target.value for loop in loops if isinstance(loop.target, cst.Name)]
         inner = loops[-1]
         self.nodes = list(descendants(inner.body, skip_scopes=True))
+        helper = called_body(ctx, inner)
+        if helper is not None:  # the innermost body moved into a function of its own
+            self.nodes += list(descendants(helper.body, skip_scopes=True))
         for loop in loops[:-1]:
             for stmt in loop.body.body:
                 if isinstance(stmt, cst.SimpleStatementLine):
@@ -50,7 +53,7 @@ class Nest:
         return self.loops[self.vars.index(var)]
 
     def inside(self, node) -> bool:
-        return self.ctx.contains(self.loops[0], node)
+        return any(self.ctx.contains(loop, node) for loop in self.loops)
 
     # -- index arithmetic --------------------------------------------------------
     def poly(self, expr, depth: int = 0) -> Optional[Poly]:
@@ -231,20 +234,67 @@ def range_var(loop) -> Optional[str]:
     return None
 
 
-def chain(outer) -> List[cst.For]:
-    """``outer`` and the range loops nested one in another below it."""
+def chain(outer, ctx=None) -> List[cst.For]:
+    """``outer`` and the range loops nested one in another below it (with ``ctx``:
+    also through a loop body moved into a function of the module, ``step()``)."""
     loops = []
     loop = outer
     while loop is not None and range_var(loop) is not None:
         loops.append(loop)
-        loop = _single_inner_for(loop)
+        inner = _single_inner_for(loop)
+        loop = inner if inner is not None or ctx is None else _called_loop(ctx, loop)
     return loops
 
 
+def called_body(ctx, loop, depth: int = 0) -> Optional[cst.FunctionDef]:
+    """The function of the module that ``loop``'s body only calls, with no
+    arguments (``for y in ...: row()``, ``self.row()``), through functions that
+    only call the next one: the loop's body moved into a function of its own,
+    which reads the loop's names."""
+    from tflint_perf.analysis.calls import CallGraph
+
+    body = [s for s in loop.body.body if not isinstance(s, cst.FunctionDef)]
+    body = [s for s in body if not _declaration(s)]
+    if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine):
+        return None
+    small = body[0].body
+    call = small[0].value if len(small) == 1 and isinstance(small[0], cst.Expr) else None
+    if not isinstance(call, cst.Call) or call.args:
+        return None
+    targets = ctx.shared(CallGraph).resolve(call)
+    if len(targets) != 1:
+        return None
+    deeper = called_body(ctx, targets[0], depth + 1) if depth < 3 else None
+    return deeper or targets[0]
+
+
+def _called_loop(ctx, loop) -> Optional[cst.For]:
+    """The one loop of the function ``loop``'s body only calls: the nest goes on in it."""
+    func = called_body(ctx, loop)
+    work = [s for s in func.body.body if not _declaration(s)] if func is not None else []
+    if len(work) == 1 and isinstance(work[0], cst.For):
+        return work[0]
+    return None
+
+
+def _declaration(stmt) -> bool:
+    """A ``global``/``nonlocal`` line or a docstring: no work."""
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Global, cst.Nonlocal))
+        or (isinstance(s, cst.Expr) and isinstance(s.value, cst.SimpleString))
+        for s in stmt.body
+    )
+
+
 def _single_inner_for(loop) -> Optional[cst.For]:
-    """The only loop among ``loop``'s statements (others: no loops inside)."""
+    """The only loop among ``loop``'s statements (others: no loops inside; a
+    function defined there runs nothing until it is called)."""
     fors = [s for s in loop.body.body if isinstance(s, cst.For)]
-    others = [s for s in loop.body.body if not isinstance(s, (cst.For, cst.SimpleStatementLine))]
+    others = [
+        s
+        for s in loop.body.body
+        if not isinstance(s, (cst.For, cst.SimpleStatementLine, cst.FunctionDef))
+    ]
     if len(fors) == 1 and not any(
         isinstance(n, (cst.For, cst.While)) for s in others for n in descendants(s, True)
     ):
