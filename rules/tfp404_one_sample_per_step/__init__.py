@@ -83,9 +83,11 @@ class OneSamplePerStep(Rule):
     ## Measured by --verify
     There is no fix. `--verify` times the code against a batched variant (a
     training call in the loop collects its samples and runs once on them
-    stacked after the loop; `batch_size=1` and `.batch(1)` become 32) and
+    stacked after the loop; `batch_size=1` becomes 32) and
     says that the results were not compared: batching trains differently by
-    design. A training call reached through a helper is not rewritten (said).
+    design. A training call reached through a helper, and `.batch(1)` (a
+    pipeline is timed by its first batches: 32 times the samples in the
+    batched variant), are not measured (said).
     """
 
     code = "TFP404"

@@ -388,7 +388,8 @@ def _calls_at(src: Source, line: int, end_line: int):
 
 
 def _batch_of_one(src: Source, line: int, end_line: int) -> Optional[List[Edit]]:
-    """``batch_size=1`` (or a name holding 1) -> 32; ``.batch(1)`` -> ``.batch(32)``."""
+    """``batch_size=1`` (or a name holding 1) -> 32, on a call that gets the whole
+    array (both variants see the same samples)."""
     for call in (n for n in ast.walk(src.tree) if isinstance(n, ast.Call)):
         for keyword in call.keywords:
             if keyword.arg == "batch_size" and line <= keyword.value.lineno <= end_line:
@@ -400,7 +401,10 @@ def _batch_of_one(src: Source, line: int, end_line: int) -> Optional[List[Edit]]
             and call.args
             and line <= call.args[0].lineno <= end_line
         ):
-            return [src.span_edit(call.args[0], call.args[0], _BATCH)]
+            raise Unsupported(
+                "a pipeline is timed by its first batches, so `.batch(32)` would be timed on "
+                "32 times the samples of `.batch(1)`; the loop that consumes it is not measured"
+            )
     return None
 
 
@@ -443,7 +447,7 @@ def batch_samples(
 ) -> List[Edit]:
     """One sample per step made a batch. ``model.fit(x, y, ...)`` (or
     ``train_on_batch``) on one sample per iteration -> the samples collected in the loop
-    and one call on them stacked after it; ``batch_size=1`` or ``.batch(1)`` -> 32.
+    and one call on them stacked after it; ``batch_size=1`` -> 32 (not ``.batch(1)``).
     The variant trains differently by design (fewer, larger steps): timed, not compared.
     ``extra["variant"] == "train_on_batch"`` (online learning): ``fit`` -> ``train_on_batch``."""
     calls = [
