@@ -121,8 +121,11 @@ def _call(ctx, call: cst.Call, resolve, depth: int):
 
 def built_with_rows(ctx, expr, resolve: Optional[Resolve] = None) -> bool:
     """``np.random.normal(size=(batch_size, dim))``, ``np.zeros((n, 4))``: an array the
-    source builds with a leading dimension that is not a literal 1 (several rows)."""
-    if isinstance(expr, cst.Name) and resolve is not None:
+    source builds with a leading dimension that is not a literal 1 (several rows),
+    also through names that copy it (``x_alias = x``)."""
+    for _ in range(4):
+        if not (isinstance(expr, cst.Name) and resolve is not None):
+            break
         expr = resolve(expr)
     if not isinstance(expr, cst.Call):
         return False
