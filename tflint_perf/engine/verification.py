@@ -52,7 +52,7 @@ class Rewrite(str, Enum):
     CONCAT_ONCE = "concat-once"  # x = concat([x, piece]) per iteration -> one concat after the loop
     HOIST = "hoist"  # a loop-invariant `name = build(...)` moved before the loop
     PREDICT_AS_CALL = "predict-as-call"  # model.predict(x) -> model(x, training=False).numpy()
-    # fit per sample in a loop -> one fit on the stacked samples; batch_size=1 / .batch(1) -> 32
+    # fit per sample in a loop -> one fit on the stacked samples; batch_size=1 -> 32
     BATCH_SAMPLES = "batch-samples"
 
 

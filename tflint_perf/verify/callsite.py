@@ -279,11 +279,16 @@ class CallSites:
         try:
             first, last = job.get("reach") or (job["line"], job["end_line"])
             reach = (worker.path, first, last)
-            measurement = Measurement(
-                worker, call("baseline"), call("fixed"), state, namespace, target.limiter, reach
-            )
-            measurement.by_design = job.get("by_design", "")
-            return measurement.run(arguments)
+            return Measurement(
+                worker,
+                call("baseline"),
+                call("fixed"),
+                state,
+                namespace,
+                target.limiter,
+                reach,
+                job.get("by_design", ""),
+            ).run(arguments)
         finally:
             namespace[LOOPS], self.busy = outer_loops, outer_busy
             if cold is not None:

@@ -51,6 +51,7 @@ class Measurement:
         namespace=None,
         limiter=None,
         reach=None,
+        by_design: str = "",
     ):
         self.worker = worker
         # (file, first line, last line) of the finding: the first run must execute one of them
@@ -63,7 +64,7 @@ class Measurement:
         self.peaks: Dict[str, Optional[int]] = {"baseline": None, "fixed": None}
         # Why the variant computes other values by design (Verification.differs_by_design):
         # then both run and are timed, and nothing is compared.
-        self.by_design = ""
+        self.by_design = by_design
 
     def one(self, which: str, seeded: bool = False):
         """(seconds, {"result": value, "variables": [...]}) for one run from the restored state."""

@@ -130,11 +130,16 @@ def run_module_job(worker, job: dict) -> dict:
         if not parts.live and not len(state):  # nothing read later, no variables: all it binds
             parts.outputs = parts.common
         reach = (worker.path, job["line"], job["end_line"])
-        measurement = Measurement(
-            worker, runner(parts.baseline), runner(parts.fixed), state, base, parts.limiter, reach
-        )
-        measurement.by_design = job.get("by_design", "")
-        result = measurement.run()
+        result = Measurement(
+            worker,
+            runner(parts.baseline),
+            runner(parts.fixed),
+            state,
+            base,
+            parts.limiter,
+            reach,
+            job.get("by_design", ""),
+        ).run()
     except (worker.Stop, KeyboardInterrupt):
         raise
     except NotReached:
