@@ -1,7 +1,7 @@
 """The project index: module names, import resolution, exports on demand."""
 
 from tflint_perf.engine.project import ProjectView
-from tflint_perf.run.project import Index, Tree, module_of
+from tflint_perf.run.project import DiskTree, Index, Tree, module_of
 
 
 def write(root, files):
@@ -44,6 +44,30 @@ def test_locate_finds_package_modules_and_script_siblings(tmp_path):
     models = str(tmp_path / "pkg/models.py")
     assert tree.locate(models, "pkg.models.Net.call") == (models, ["Net", "call"])
     assert tree.locate(train, "numpy.sum") is None
+
+
+def test_the_disk_tree_finds_what_the_tree_of_every_file_finds(tmp_path):
+    files = write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/models.py": "",
+            "pkg/sub/__init__.py": "",
+            "pkg/sub/layers.py": "",
+            "loose/helpers.py": "",  # no __init__.py: not a module of pkg's root
+            "scripts/train.py": "",
+            "scripts/utils.py": "",
+        },
+    )
+    tree, disk = Tree(files), DiskTree()
+    asked = ["pkg.models.Net", "pkg.sub.layers.Dense.call", "pkg.sub", "loose.helpers.f"]
+    asked += ["utils.load", "train.main", "numpy.sum", "pkg.missing.x", "helpers.f"]
+    for importer in files:
+        for qualname in asked:
+            assert disk.locate(importer, qualname) == tree.locate(importer, qualname), (
+                importer,
+                qualname,
+            )
 
 
 def test_exports_are_computed_on_demand_and_follow_imports(tmp_path):

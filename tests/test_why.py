@@ -99,3 +99,13 @@ def test_why_on_the_command_line_exits_2_on_a_bad_location(capsys):
     assert capsys.readouterr().err == (
         "tflint-perf: error: nothing-here.py: cannot read: No such file or directory\n"
     )
+
+
+def test_why_answers_as_a_run_over_the_files_project():
+    # The step is defined in model.py, looped in train.py: only the project shows it.
+    train = FIXTURES / "projects" / "bad_tfp201_step_in_other_module" / "pkg" / "train.py"
+    rules = [r for r in all_rules() if r.code == "TFP201"]
+    findings, _ = explain_line(str(train), 10, rules)
+    assert [f.code for f in findings] == ["TFP201"]
+    alone, _ = explain_line(str(train), 10, rules, alone=True)
+    assert alone == []

@@ -4,6 +4,11 @@ For each rule: it reports there (the finding), or it looked and stayed
 silent (the reasons its exits recorded for nodes on that line), or it had
 nothing to decide there. The module is linted with every rule and no
 screens, so the answer does not depend on which rules a screen skipped.
+
+The answer is the one ``tflint-perf check`` gives when it lints the file's
+project: the other modules under the file's import root (its package's
+parent folder, or its own folder for a script) answer what the module asks
+of them, as in the second pass of a run over the tree (``run/project.py``).
 """
 
 from __future__ import annotations
@@ -12,9 +17,11 @@ import sys
 from typing import List, Optional, Sequence, TextIO, Type
 
 from tflint_perf.engine.linter import lint_source
+from tflint_perf.engine.project import ProjectView
 from tflint_perf.engine.reasons import Silence
 from tflint_perf.engine.rule import Finding, Rule
 from tflint_perf.run.files import decode, read_bytes
+from tflint_perf.run.project import DiskTree, Index, Pass
 
 
 class WhyError(Exception):
@@ -28,8 +35,9 @@ def parse_location(text: str):
     return path, int(line)
 
 
-def explain_line(path: str, line: int, rule_classes: Sequence[Type[Rule]]):
-    """(findings at the line, silences touching it) for every rule given."""
+def explain_line(path: str, line: int, rule_classes: Sequence[Type[Rule]], alone: bool = False):
+    """(findings at the line, silences touching it) for every rule given; with the
+    facts of the file's project unless ``alone``."""
     try:
         source, _ = decode(read_bytes(path))
     except OSError as exc:
@@ -38,11 +46,24 @@ def explain_line(path: str, line: int, rule_classes: Sequence[Type[Rule]]):
         raise WhyError(f"{path}: cannot decode: {exc}") from None
     if line < 1 or line > source.count("\n") + 1:
         raise WhyError(f"{path}: has no line {line}")
+    view = None if alone else _project_view(source, path, rule_classes)
     silences: List[Silence] = []
-    findings = lint_source(source, path, rule_classes, silences=silences)
+    findings = lint_source(source, path, rule_classes, silences=silences, project=view)
     here = [f for f in findings if f.line <= line <= f.end_line]
     touching = [s for s in silences if s.line <= line <= s.end_line]
     return here, touching
+
+
+def _project_view(source: str, path: str, rule_classes) -> Optional[ProjectView]:
+    """The view of the tree a run over the file's project gives it: what it asked
+    of the other modules (a first, silent lint), answered by their exports."""
+    if not path.endswith(".py"):
+        return None
+    tree = DiskTree()
+    first = Pass(tree).view(path)
+    lint_source(source, path, rule_classes, project=first)
+    facts = Index(tree).facts_for(path, sorted(first.asked)) if first is not None else {}
+    return Pass(tree, {path: facts}).view(path) if facts else Pass(tree).view(path)
 
 
 def render(

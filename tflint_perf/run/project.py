@@ -105,6 +105,44 @@ class Tree:
         return None
 
 
+class DiskTree(Tree):
+    """The same modules as ``Tree`` over a whole folder, found on disk only when
+    asked (``tflint-perf why``: one file's answers, no walk over its project)."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    def locate(self, importer: str, qualname: str) -> Optional[Tuple[str, List[str]]]:
+        if importer not in self.roots:
+            root, _, _ = module_of(importer)
+            own = os.path.dirname(os.path.abspath(importer))
+            self.roots[importer] = (root, own) if own != root else (root,)
+        parts = qualname.split(".")
+        for root in self.roots[importer]:
+            for k in range(len(parts), 0, -1):
+                path = _on_disk(root, parts[:k])
+                if path is not None:
+                    return path, parts[k:]
+        return None
+
+
+def _on_disk(root: str, parts: List[str]) -> Optional[str]:
+    """The file a ``Tree`` of ``root``'s files would list as module ``parts``."""
+    dotted = ".".join(parts)
+    for path in (
+        os.path.join(root, *parts) + _PY,
+        os.path.join(root, *parts, "__init__" + _PY),
+    ):
+        if not os.path.isfile(path):
+            continue
+        folder, module, _ = module_of(path)
+        if (folder, module) == (root, dotted):
+            return path
+        if len(parts) == 1 and path.endswith(parts[0] + _PY):
+            return path  # a script's sibling
+    return None
+
+
 class Index:
     """Exports of the modules of a tree, computed when first asked for."""
 
