@@ -154,6 +154,8 @@ class Trips:
             if any(isinstance(e, cst.StarredElement) for e in expr.elements):
                 return UNKNOWN
             return _counted(len(expr.elements), f"{len(expr.elements)} literal items")
+        if _is_shape(self.ctx, expr):
+            return Estimate(Size.TINY, None, f"`{code}` lists the dimensions of an array")
         if isinstance(expr, cst.Call):
             return self._call(expr, code, depth)
         if isinstance(expr, cst.BinaryOperation):  # np.array([[1, 1], [1, -1]]) * 3
@@ -171,6 +173,9 @@ class Trips:
                 inner = self.iterable(value, depth + 1)
                 if inner.size is not Size.UNKNOWN:
                     return inner
+            shape = self._one_shape(expr, depth) if value is None else None
+            if shape and shape[0] is not None:
+                return _counted(shape[0], f"`{code}` has {shape[0]} rows")
         kind = self.values.kind(expr)
         if kind in _DATA_KINDS:
             return Estimate(
@@ -239,23 +244,59 @@ class Trips:
             return None
         if isinstance(expr, (cst.Name, cst.Attribute)):
             value = self.sem.value_of(expr)
-            return self.shape(value, depth + 1) if value is not None else None
+            if value is not None:
+                return self.shape(value, depth + 1)
+            return self._one_shape(expr, depth)
         if not isinstance(expr, cst.Call):
             return None
         qualname = self.ctx.call_name(expr) or ""
         last = qualname.rsplit(".", 1)[-1]
         positional = [a.value for a in expr.args if a.keyword is None and not a.star]
-        if not qualname.startswith(arraymath.ROOTS) or not positional:
+        if not positional:
             return None
-        if last in arraymath.CONSTRUCTORS and last not in ("arange", "range", "linspace"):
+        func = expr.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "reshape" and not qualname:
+            # x.reshape(4, 2) / x.reshape((4, 2)) of an array: -1 and names unknown
+            if self.values.kind(func.value) is not Kind.ARRAY:
+                return None
+            sizes = (
+                positional[0]
+                if len(positional) == 1
+                else cst.Tuple([cst.Element(p) for p in positional])
+            )
+            return self._sizes(sizes, depth)
+        if not qualname.startswith(arraymath.ROOTS):
+            return None
+        if last == "reshape" and len(positional) > 1:
+            sizes = positional[1]  # np.reshape(x, (4, 2))
+        elif last in arraymath.CONSTRUCTORS and last not in ("arange", "range", "linspace"):
             sizes = positional[0]
         elif last in arraymath.SHAPED_DRAWS and "random" in qualname:
             sizes = cst.Tuple([cst.Element(p) for p in positional])  # np.random.rand(5, 2)
         else:
             return None
-        if isinstance(sizes, (cst.Tuple, cst.List)):
-            return [self.number(e.value, depth + 1) for e in sizes.elements]
-        return [self.number(sizes, depth + 1)]
+        return self._sizes(sizes, depth)
+
+    def _sizes(self, sizes, depth: int) -> List[Optional[int]]:
+        """``(3, 4)`` / ``[n, 2]`` / ``5`` as a shape (-1 and unknown sizes: None)."""
+        elements = (
+            [e.value for e in sizes.elements]
+            if isinstance(sizes, (cst.Tuple, cst.List))
+            else [sizes]
+        )
+        numbers = [self.number(e, depth + 1) for e in elements]
+        return [n if n is None or n >= 0 else None for n in numbers]
+
+    def _one_shape(self, name, depth: int) -> Optional[List[Optional[int]]]:
+        """The shape every binding of ``name`` gives it, when they agree: a notebook
+        that starts ``Q = np.zeros(10)`` afresh in several cells, written element by
+        element in between (an in-place change keeps the shape)."""
+        origins = self.sem.origins(name)
+        if not origins or not all(b.plain for b in origins):
+            return None
+        shapes = [self.shape(b.value, depth + 1) for b in origins]
+        first = shapes[0]
+        return first if first is not None and all(s == first for s in shapes) else None
 
     def _counter(self, call: cst.Call, code: str) -> Optional[Estimate]:
         """``np.arange(5)``, ``np.linspace(0, 1, 10)``, ``tf.range(3)``: as many
