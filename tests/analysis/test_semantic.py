@@ -134,6 +134,21 @@ def test_a_binding_earlier_in_the_same_iteration_hides_the_loop_carried_ones():
     assert [ctx.code(b.value) for b in sem.lookup_name(name(ctx, "x", 1))] == ["prepare(batch)"]
 
 
+def test_a_binding_earlier_in_the_iteration_that_may_not_run_keeps_the_loop_carried_ones():
+    # The reset runs only at a game boundary: otherwise the previous iteration's value is read.
+    ctx, sem = model(
+        """
+        running = 0
+        for t in steps:
+            if done[t]:
+                running = 0
+            running = running * gamma + r[t]
+        """
+    )
+    found = sem.lookup_name(name(ctx, "running", 3))
+    assert sorted(ctx.code(b.value) for b in found) == ["0", "0", "running * gamma + r[t]"]
+
+
 def test_free_names_resolve_in_the_enclosing_function_or_the_module_skipping_classes():
     ctx, sem = model(
         """

@@ -244,10 +244,11 @@ class SemanticModel:
         while k > 0 and self._maybe_skipped(before[k].statement, at):
             k -= 1
             reaching.append(before[k])
+        sure = before[k] if before and not self._maybe_skipped(before[k].statement, at) else None
         for loop in self.loops_around(at):
             first, last = self.ctx.span(loop)
-            if before and before[-1].position >= first:
-                break  # bound earlier in this iteration: the later ones do not reach
+            if sure is not None and sure.position >= first:
+                break  # surely bound earlier in this iteration: the later ones do not reach
             reaching += [b for b in found if position <= b.position <= last]
         return reaching
 
