@@ -80,12 +80,6 @@ class GraphGrowth:
             self.rule.silent(loop, Reason.NOT_WORK, "it only runs ops built before it")
             return False
         quiet = self._construction_loop(loop)
-        if quiet is not None and quiet[0] is Reason.TINY_LOOP:
-            handful = [op for op in ops if facts.trips.repeats(op).tiny]
-            if len(handful) == len(ops):  # a handful of copies, even of an op that never changes
-                for op in ops:
-                    self.rule.silent(op, quiet[0], quiet[1])
-                return False
         varying = facts.varying(loop)
         if quiet is None and self._builds_per_call(loop):
             quiet = Reason.RUNS_ONCE, "one op per item, built on each call of its function"
