@@ -22,7 +22,14 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional
 
 from tflint_perf.analysis.api import Kind, arraymath
-from tflint_perf.analysis.semantic import COMPREHENSIONS, LOOPS, SCOPE_NODES, SemanticModel
+from tflint_perf.analysis.calls import CallGraph
+from tflint_perf.analysis.semantic import (
+    COMPREHENSIONS,
+    LOOPS,
+    SCOPE_NODES,
+    BindingKind,
+    SemanticModel,
+)
 from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
 
@@ -176,6 +183,14 @@ class Trips:
             shape = self._one_shape(expr, depth) if value is None else None
             if shape and shape[0] is not None:
                 return _counted(shape[0], f"`{code}` has {shape[0]} rows")
+            passed = self.parameter_values(expr) if value is None else None
+            if passed:
+                each = [self.iterable(v, depth + 1) for v in passed]
+                if all(e.tiny for e in each):
+                    most = max((e.count for e in each if e.count is not None), default=None)
+                    return Estimate(
+                        Size.TINY, most, f"`{code}`: {each[0].why} (as every call here passes it)"
+                    )
         kind = self.values.kind(expr)
         if kind in _DATA_KINDS:
             return Estimate(
@@ -287,6 +302,47 @@ class Trips:
         numbers = [self.number(e, depth + 1) for e in elements]
         return [n if n is None or n >= 0 else None for n in numbers]
 
+    def parameter_values(self, name) -> Optional[List[cst.BaseExpression]]:
+        """What a parameter with a default holds, when this module shows every call of
+        its function: the default, and what each call passes instead (``main()`` for
+        ``def main(nb_images=5)``). None when a call is unseen or passes it unseen
+        (``*args``), or when nothing in the module calls the function (a library's)."""
+        found = self.sem.lookup_name(name)
+        if len(found) != 1 or found[0].kind is not BindingKind.PARAMETER:
+            return None
+        param = found[0].statement
+        func = found[0].scope.function
+        if not isinstance(param, cst.Param) or param.default is None or func is None:
+            return None
+        graph = self.ctx.shared(CallGraph)
+        calls = graph.callers(func)
+        if not calls or not self._only_called(func):
+            return None
+        values: List[cst.BaseExpression] = [param.default]
+        for call in calls:
+            if any(a.star for a in call.args):
+                return None
+            passed = graph.argument(call, func, param.name.value)
+            if passed is not None:
+                values.append(passed)
+        return values
+
+    def _only_called(self, func: cst.FunctionDef) -> bool:
+        """A plain function whose name is only ever called (never handed on as a
+        callback, never imported from: its module calls it itself)."""
+        found = [
+            b
+            for b in self.sem.definitions(func.name.value, self.sem.scope_of(self.ctx.parent(func)))
+            if b.statement is func
+        ]
+        if len(found) != 1 or self.sem.method_class(func) is not None:
+            return False
+        for read in self.sem.references(found[0]):
+            call = self.ctx.parent(read)
+            if not (isinstance(call, cst.Call) and call.func is read):
+                return False
+        return True
+
     def _one_shape(self, name, depth: int) -> Optional[List[Optional[int]]]:
         """The shape every binding of ``name`` gives it, when they agree: a notebook
         that starts ``Q = np.zeros(10)`` afresh in several cells, written element by
@@ -394,7 +450,12 @@ class Trips:
             return -inner if inner is not None else None
         if isinstance(expr, (cst.Name, cst.Attribute)):
             value = self.sem.value_of(expr)
-            return self.number(value, depth + 1) if value is not None else None
+            if value is not None:
+                return self.number(value, depth + 1)
+            passed = self.parameter_values(expr)
+            numbers = [self.number(v, depth + 1) for v in passed or ()]
+            known = [n for n in numbers if n is not None]
+            return max(known) if known and len(known) == len(numbers) else None
         if isinstance(expr, cst.Subscript) and _shape_axis(expr) is not None:
             array, axis = _shape_axis(expr)
             shape = self.shape(array, depth + 1)
