@@ -81,7 +81,7 @@ def function_facts(
         "compiled": values.is_compiled(func),
         "params": [p.name.value for p in [*func.params.posonly_params, *func.params.params]],
         "returns": returns.pop().value if len(returns) == 1 else Kind.UNKNOWN.value,
-        "line": ctx.position(func.name).start.line,
+        "line": ctx.name_line(func),
         "path": ctx.path,
         "calls_in_loop": _parameters_called_in_loops(ctx, func),
     }
@@ -245,7 +245,7 @@ def class_facts(
         "kind": "class",
         "value_kind": kind.value,
         "methods": methods,
-        "line": ctx.position(cls.name).start.line,
+        "line": ctx.name_line(cls),
         "path": ctx.path,
     }
 

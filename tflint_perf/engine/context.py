@@ -6,8 +6,9 @@ where some rule reports (or builds a fix) pay for them.
 
 from __future__ import annotations
 
+import ast
 import sys
-from typing import TYPE_CHECKING, Dict, Iterator, List, Mapping, Optional, Type, TypeVar
+from typing import TYPE_CHECKING, Dict, Iterator, List, Mapping, Optional, Type, TypeVar, Union
 
 from tflint_perf.engine import cst
 from tflint_perf.engine.cells import Cells
@@ -42,6 +43,8 @@ class FileContext:
         self._positions: Optional[Mapping[cst.CSTNode, CodeRange]] = None
         self._line_starts: Optional[List[int]] = None
         self._shared: dict = {}
+        self.ast_tree: Optional[ast.Module] = None  # CPython's tree of the source, when at hand
+        self._name_lines: Optional[Dict[cst.CSTNode, int]] = None
 
     def shared(self, factory):
         """One ``factory(ctx)`` per file, shared by the rules that need it.
@@ -102,6 +105,18 @@ class FileContext:
         if self._positions is None:
             self._positions = positions_of(self.module)
         return self._positions[node]
+
+    def name_line(self, node: Union[cst.FunctionDef, cst.ClassDef]) -> int:
+        """The line of a def's or class's name. From CPython's tree when it is at
+        hand and positions are not computed: they cost generating the whole
+        module's code, for one line."""
+        if self._positions is None and self.ast_tree is not None:
+            if self._name_lines is None:
+                self._name_lines = _name_lines(self)
+            line = self._name_lines.get(node)
+            if line is not None:
+                return line
+        return self.position(node.name).start.line
 
     def line_start(self, line: int) -> int:
         """Offset of the first character of 1-based ``line`` in the source."""
@@ -189,6 +204,62 @@ class FileContext:
     def add_silence(self, rule, node: cst.CSTNode, reason, detail: str) -> None:
         rng = self.position(node)
         self.silences.append(Silence(rule.code, rng.start.line, rng.end.line, reason, detail))
+
+
+def _name_lines(ctx: FileContext) -> Dict[cst.CSTNode, int]:
+    """Each def's and class's name line, by pairing the CPython tree's defs with
+    LibCST's (both in source order); empty when they do not pair. CPython's
+    ``lineno`` is the line of ``def`` (``async``) or ``class``; the name is
+    further down by the line continuations between them. Only for ``\\n``
+    line ends, where both count lines the same way."""
+    if ctx.ast_tree is None or "\r" in ctx.source:
+        return {}
+    defs: List[ast.AST] = []
+    classes: List[ast.AST] = []
+    for statement in _statements(ctx.ast_tree):
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defs.append(statement)
+        elif isinstance(statement, ast.ClassDef):
+            classes.append(statement)
+    out: Dict[cst.CSTNode, int] = {}
+    for mine, theirs in ((ctx.nodes(cst.FunctionDef), defs), (ctx.nodes(cst.ClassDef), classes)):
+        theirs.sort(key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
+        if len(mine) != len(theirs):
+            return {}
+        for node, other in zip(mine, theirs):
+            if node.name.value != other.name:  # type: ignore[attr-defined]
+                return {}
+            out[node] = other.lineno + _breaks(node)  # type: ignore[attr-defined]
+    return out
+
+
+def _statements(tree: ast.Module) -> Iterator[ast.AST]:
+    """Every statement of the module (defs and classes are statements: the
+    expressions, most of the tree, need not be walked)."""
+    stack: List[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        for name in _BLOCKS:
+            block = getattr(node, name, None)
+            if isinstance(block, list):
+                stack.extend(block)
+
+
+# The fields holding statements, or ``except`` and ``case`` clauses holding them.
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _breaks(node: cst.CSTNode) -> int:
+    """Line continuations between the keyword and the name of a def or class."""
+    if isinstance(node, cst.ClassDef):
+        return node.whitespace_after_class.value.count("\n")
+    if not isinstance(node, cst.FunctionDef):
+        return 0
+    found = node.whitespace_after_def.value.count("\n")
+    if node.asynchronous is not None:
+        found += node.asynchronous.whitespace_after.value.count("\n")
+    return found
 
 
 def positions_of(module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:

@@ -148,6 +148,7 @@ def analyse_source(
         return False
     ctx = FileContext(path, source, parsed.module)
     ctx.project = project
+    ctx.ast_tree = tree  # def lines without LibCST's positions (exports)
     walk(parsed.module, {}, {}, ctx.parents, ctx.ancestors, ctx.by_type, ctx.spans)
     after(ctx)
     return True
