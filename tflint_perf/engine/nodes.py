@@ -9,20 +9,26 @@ rules costs nothing for a module that no rule's screen lets through (see
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 
 class _NodeGroup(type):
     names: Tuple[str, ...]
     _types: Optional[tuple]
+    _member: Dict[type, bool]  # class of an object -> whether it is in the group
 
     def __instancecheck__(cls, obj) -> bool:
-        types = cls._types
-        if types is None:
-            from tflint_perf.engine import cst
+        # LibCST's classes are ABCs: isinstance against a tuple of them costs a
+        # Python-level check per class; the answer per class of object is kept.
+        found = cls._member.get(type(obj))
+        if found is None:
+            types = cls._types
+            if types is None:
+                from tflint_perf.engine import cst
 
-            types = cls._types = tuple(getattr(cst, name) for name in cls.names)
-        return isinstance(obj, types)
+                types = cls._types = tuple(getattr(cst, name) for name in cls.names)
+            found = cls._member[type(obj)] = isinstance(obj, types)
+        return found
 
     def __repr__(cls) -> str:
         return f"node_types{cls.names}"
@@ -30,4 +36,4 @@ class _NodeGroup(type):
 
 def node_types(*names: str) -> type:
     """A class that ``isinstance`` treats as the tuple of these LibCST classes."""
-    return _NodeGroup("NodeGroup", (), {"names": names, "_types": None})
+    return _NodeGroup("NodeGroup", (), {"names": names, "_types": None, "_member": {}})
