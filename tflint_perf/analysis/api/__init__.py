@@ -102,6 +102,19 @@ def call(qualname: Optional[str]) -> Optional[Api]:
     """The facts of the function or class ``qualname`` names, if known."""
     if not qualname:
         return None
+    try:
+        return _calls[qualname]
+    except KeyError:
+        found = _calls[qualname] = _call(qualname)
+        return found
+
+
+# qualname -> its facts: the tables are fixed, and the prefix scans cost more
+# than the rest of a lookup (a module asks about the same names many times).
+_calls: Dict[str, Optional[Api]] = {}
+
+
+def _call(qualname: str) -> Optional[Api]:
     from tflint_perf.analysis.api import tables
 
     found = tables.FUNCTIONS.get(qualname)
