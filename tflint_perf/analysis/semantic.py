@@ -74,6 +74,8 @@ class SemanticModel:
         self.module_scope = Scope(ScopeKind.MODULE, ctx.module, None)
         self._scopes: Dict[cst.CSTNode, Scope] = {ctx.module: self.module_scope}
         self._scope_of: Dict[cst.CSTNode, Scope] = {}
+        self._loops: Dict[cst.CSTNode, Tuple[Union[cst.For, cst.While], ...]] = {}
+        self._looked_up: Optional[Dict[cst.CSTNode, List[Binding]]] = None  # lookup_name's
         self._reads_by_name: Optional[Dict[str, List[cst.Name]]] = None  # see references()
         binder = Binder(self)
         binder.bind()
@@ -85,6 +87,7 @@ class SemanticModel:
         for scope in self._scopes.values():
             for found in scope.bindings.values():
                 found.sort(key=lambda b: b.position)
+        self._looked_up = {}  # the bindings are complete: what a read finds is fixed
 
     # -- scopes ---------------------------------------------------------------
     def scope(self, node: cst.CSTNode) -> Scope:
@@ -107,6 +110,26 @@ class SemanticModel:
         got = self._scope_of.get(node)
         if got is not None:
             return got
+        # Most nodes are evaluated where their parent is: walk up to a node whose
+        # scope is known, or to where it is decided, and remember it on the way.
+        chain = [node]
+        parents = self.ctx.parents
+        while True:
+            current = chain[-1]
+            parent = parents.get(current)
+            if parent is None or not _same_scope(parent, current):
+                found = self._scope_walk(current)
+                break
+            known = self._scope_of.get(parent)
+            if known is not None:
+                found = known
+                break
+            chain.append(parent)
+        for each in chain:
+            self._scope_of[each] = found
+        return found
+
+    def _scope_walk(self, node: cst.CSTNode) -> Scope:
         below, child = node, node
         found = self.module_scope
         for parent in self.ctx.ancestors_of(node):
@@ -114,7 +137,6 @@ class SemanticModel:
                 found = self.scope(parent)
                 break
             below, child = child, parent
-        self._scope_of[node] = found
         return found
 
     def function_of(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
@@ -140,6 +162,35 @@ class SemanticModel:
 
     def loops_around(self, node: cst.CSTNode) -> List[Union[cst.For, cst.While]]:
         """``for``/``while`` loops whose body runs ``node`` in its scope, nearest first."""
+        known = self._loops.get(node)
+        if known is not None:
+            return list(known)
+        # As for scope_of: a node in its parent's scope has the parent's loops,
+        # and the parent itself when the node is its body; known ones are reused.
+        chain = [node]
+        parents = self.ctx.parents
+        while True:
+            current = chain[-1]
+            parent = parents.get(current)
+            if parent is None or not _same_scope(parent, current):
+                found = tuple(self._loops_walk(current))
+                break
+            chain.append(parent)
+            known = self._loops.get(parent)
+            if known is not None:
+                found = known
+                break
+        self._loops[chain[-1]] = found
+        for k in range(len(chain) - 2, -1, -1):
+            child, parent = chain[k], chain[k + 1]
+            if isinstance(parent, LOOPS) and (
+                child is parent.body or child is getattr(parent, "orelse", None)
+            ):
+                found = (parent, *found)
+            self._loops[child] = found
+        return list(found)
+
+    def _loops_walk(self, node: cst.CSTNode) -> List[Union[cst.For, cst.While]]:
         out: List[Union[cst.For, cst.While]] = []
         below, child = node, node
         for parent in self.ctx.ancestors_of(node):
@@ -288,8 +339,13 @@ class SemanticModel:
 
     def lookup_name(self, name: cst.BaseExpression) -> List[Binding]:
         """The bindings a Name (or a dotted Attribute chain) read here may come from."""
-        spelled = dotted(name)
-        return self.lookup(spelled, name) if spelled is not None else []
+        known = self._looked_up.get(name) if self._looked_up is not None else None
+        if known is None:
+            spelled = dotted(name)
+            known = self.lookup(spelled, name) if spelled is not None else []
+            if self._looked_up is not None:
+                self._looked_up[name] = known
+        return list(known)
 
     def origins(self, name: cst.BaseExpression) -> List[Binding]:
         """The bindings that give the object ``name`` reads its identity: as
@@ -442,6 +498,20 @@ def _binding_input(binding: Binding) -> Optional[cst.CSTNode]:
     if binding.kind is BindingKind.MUTATION:
         return binding.statement
     return None
+
+
+def _same_scope(parent: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """Whether ``node`` is evaluated in the scope, and the loops, that evaluate
+    ``parent``: not when ``parent`` opens a scope, nor for a parameter's name
+    (inside its function) and a comprehension's iterable (maybe outside it),
+    where ``_evaluated_inside`` reads the node itself."""
+    if isinstance(parent, SCOPE_NODES):
+        return False
+    if isinstance(parent, cst.Param):
+        return parent.name is not node
+    if isinstance(parent, cst.CompFor):
+        return parent.iter is not node
+    return True
 
 
 def _evaluated_inside(scope_node, child, below, node) -> bool:
