@@ -56,6 +56,12 @@ class FileContext:
             self._shared[factory] = factory(self)
         return self._shared[factory]
 
+    def release(self) -> None:
+        """Drop the shared analyses once the rules are done: they refer back to
+        the context, a cycle that only the garbage collector would free (with
+        the whole tree), where reference counting frees it at once."""
+        self._shared.clear()
+
     # -- names ----------------------------------------------------------
     def qualname(self, expr: cst.BaseExpression) -> Optional[str]:
         """Canonical qualified name of an imported name (``tensorflow.constant``)."""

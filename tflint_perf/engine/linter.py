@@ -151,6 +151,7 @@ def analyse_source(
     ctx.ast_tree = tree  # def lines without LibCST's positions (exports)
     walk(parsed.module, {}, {}, ctx.parents, ctx.ancestors, ctx.by_type, ctx.spans)
     after(ctx)
+    ctx.release()
     return True
 
 
@@ -243,6 +244,7 @@ def _run_rules(
         rule.finish()
     if after is not None:
         after(ctx)
+    ctx.release()
     return ctx.findings
 
 
