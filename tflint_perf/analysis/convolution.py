@@ -485,29 +485,30 @@ def _sums_a_product(ctx, func: cst.FunctionDef) -> bool:
     """The function sums a product of two of its parameters (``np.sum(a * w) + b``),
     directly or through a name."""
     params = {p.name.value for p in func.params.params}
-    sem = ctx.shared(SemanticModel)
-
-    def is_product(expr, depth=0) -> bool:
-        if isinstance(expr, cst.Name) and depth < 3:
-            value = sem.value_of(expr)
-            return value is not None and is_product(value, depth + 1)
-        for n in [expr, *descendants(expr)]:
-            operands: tuple = ()
-            if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Multiply):
-                operands = (n.left, n.right)
-            elif isinstance(n, cst.Call) and (ctx.call_name(n) or "").endswith(".multiply"):
-                operands = tuple(a.value for a in n.args)
-            if len(operands) == 2 and all(
-                isinstance(o, cst.Name) and o.value in params for o in operands
-            ):
-                return True
-        return False
-
     for n in descendants(func.body, skip_scopes=True):
         if isinstance(n, cst.Call) and n.args:
             last = (ctx.call_name(n) or "").rsplit(".", 1)[-1]
-            if last in _SUMS and is_product(n.args[0].value):
+            if last in _SUMS and _is_product(ctx, params, n.args[0].value):
                 return True
+    return False
+
+
+def _is_product(ctx, params, expr, depth: int = 0) -> bool:
+    """``a * w`` of two of ``params`` in ``expr`` (or in the value of a name it is).
+    (Not a local function: calling itself, it would hold the tree in a cycle.)"""
+    if isinstance(expr, cst.Name) and depth < 3:
+        value = ctx.shared(SemanticModel).value_of(expr)
+        return value is not None and _is_product(ctx, params, value, depth + 1)
+    for n in [expr, *descendants(expr)]:
+        operands: tuple = ()
+        if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Multiply):
+            operands = (n.left, n.right)
+        elif isinstance(n, cst.Call) and (ctx.call_name(n) or "").endswith(".multiply"):
+            operands = tuple(a.value for a in n.args)
+        if len(operands) == 2 and all(
+            isinstance(o, cst.Name) and o.value in params for o in operands
+        ):
+            return True
     return False
 
 

@@ -89,6 +89,13 @@ class SemanticModel:
                 found.sort(key=lambda b: b.position)
         self._looked_up = {}  # the bindings are complete: what a read finds is fixed
 
+    def release(self) -> None:
+        """Break the cycles of scopes and bindings (``FileContext.release``)."""
+        for scope in self._scopes.values():
+            scope.bindings.clear()
+            scope.children.clear()
+            scope.parent = None
+
     # -- scopes ---------------------------------------------------------------
     def scope(self, node: cst.CSTNode) -> Scope:
         """The scope a scope node (def, class, lambda, comprehension, module) opens."""

@@ -59,8 +59,19 @@ class FileContext:
     def release(self) -> None:
         """Drop the shared analyses once the rules are done: they refer back to
         the context, a cycle that only the garbage collector would free (with
-        the whole tree), where reference counting frees it at once."""
+        the whole tree), where reference counting frees it at once. An analysis
+        with cycles of its own breaks them in its ``release()``."""
+        for analysis in self._shared.values():
+            release = getattr(analysis, "release", None)
+            if release is not None:
+                release()
         self._shared.clear()
+        # A closure may still hold the context in a cycle (a recursive local
+        # function of an analysis): without these, the tree is freed all the same.
+        for index in (self.parents, self.spans, self.by_type):
+            index.clear()
+        self._positions = None
+        self.module = None  # type: ignore[assignment]  # released: no tree any more
 
     # -- names ----------------------------------------------------------
     def qualname(self, expr: cst.BaseExpression) -> Optional[str]:

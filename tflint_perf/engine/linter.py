@@ -149,9 +149,11 @@ def analyse_source(
     ctx = FileContext(path, source, parsed.module)
     ctx.project = project
     ctx.ast_tree = tree  # def lines without LibCST's positions (exports)
-    walk(parsed.module, {}, {}, ctx.parents, ctx.ancestors, ctx.by_type, ctx.spans)
-    after(ctx)
-    ctx.release()
+    try:
+        walk(parsed.module, {}, {}, ctx.parents, ctx.ancestors, ctx.by_type, ctx.spans)
+        after(ctx)
+    finally:
+        ctx.release()
     return True
 
 
@@ -237,14 +239,16 @@ def _run_rules(
         ctx.recording, ctx.silences = True, silences
     if not (ctx.imports.uses_tensorflow or ctx.imports.uses_numpy or (project and project.forced)):
         return []
-    instances = [rule_class(ctx) for rule_class in rules]
-    visits, leaves = dispatch_tables(instances)
-    walk(parsed.module, visits, leaves, ctx.parents, ctx.ancestors, ctx.by_type, ctx.spans)
-    for rule in instances:
-        rule.finish()
-    if after is not None:
-        after(ctx)
-    ctx.release()
+    try:
+        instances = [rule_class(ctx) for rule_class in rules]
+        visits, leaves = dispatch_tables(instances)
+        walk(parsed.module, visits, leaves, ctx.parents, ctx.ancestors, ctx.by_type, ctx.spans)
+        for rule in instances:
+            rule.finish()
+        if after is not None:
+            after(ctx)
+    finally:
+        ctx.release()
     return ctx.findings
 
 
