@@ -117,24 +117,25 @@ class SemanticModel:
         got = self._scope_of.get(node)
         if got is not None:
             return got
-        # Most nodes are evaluated where their parent is: walk up to a node whose
-        # scope is known, or to where it is decided, and remember it on the way.
-        chain = [node]
-        parents = self.ctx.parents
-        while True:
-            current = chain[-1]
-            parent = parents.get(current)
-            if parent is None or not _same_scope(parent, current):
-                found = self._scope_walk(current)
-                break
-            known = self._scope_of.get(parent)
-            if known is not None:
-                found = known
-                break
-            chain.append(parent)
+        # Most nodes are evaluated where their parent is (``_same_scope``): one walk
+        # answers for the chain up to a node whose scope is known, or is decided.
+        chain = self._chain(node, self._scope_of)
+        found = self._scope_of.get(chain[-1]) or self._scope_walk(chain[-1])
         for each in chain:
             self._scope_of[each] = found
         return found
+
+    def _chain(self, node: cst.CSTNode, known: dict) -> List[cst.CSTNode]:
+        """``node`` and the ancestors evaluated where it is, up to the first one
+        whose answer is in ``known`` or must be found by walking up (the last)."""
+        chain = [node]
+        while True:
+            parent = self.ctx.parents.get(chain[-1])
+            if parent is None or not _same_scope(parent, chain[-1]):
+                return chain
+            chain.append(parent)
+            if parent in known:
+                return chain
 
     def _scope_walk(self, node: cst.CSTNode) -> Scope:
         below, child = node, node
@@ -173,23 +174,12 @@ class SemanticModel:
         if known is not None:
             return list(known)
         # As for scope_of: a node in its parent's scope has the parent's loops,
-        # and the parent itself when the node is its body; known ones are reused.
-        chain = [node]
-        parents = self.ctx.parents
-        while True:
-            current = chain[-1]
-            parent = parents.get(current)
-            if parent is None or not _same_scope(parent, current):
-                found = tuple(self._loops_walk(current))
-                break
-            chain.append(parent)
-            known = self._loops.get(parent)
-            if known is not None:
-                found = known
-                break
-        self._loops[chain[-1]] = found
-        for k in range(len(chain) - 2, -1, -1):
-            child, parent = chain[k], chain[k + 1]
+        # and the parent itself when the node is its body.
+        chain = self._chain(node, self._loops)
+        found = self._loops.get(chain[-1])
+        if found is None:
+            found = self._loops[chain[-1]] = tuple(self._loops_walk(chain[-1]))
+        for child, parent in zip(chain[-2::-1], chain[:0:-1]):
             if isinstance(parent, LOOPS) and (
                 child is parent.body or child is getattr(parent, "orelse", None)
             ):
