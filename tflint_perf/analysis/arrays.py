@@ -140,6 +140,8 @@ class Arrays:
                 return True
             if method in am.SESSION_RUNS and self._session(func.value) and call.args:
                 fetch = call.args[0].value  # one fetch, not a list of them: one array
+                if self.values.kind(fetch) is Kind.LIST:
+                    return False  # tf.gradients, trainable_variables: one array per variable
                 return isinstance(fetch, cst.Attribute) or (
                     isinstance(fetch, cst.Name) and self.is_array(fetch, depth)
                 )
