@@ -15,8 +15,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Dict, List, Set
 
 from tflint_perf.analysis.api import arraymath as am
+from tflint_perf.analysis.element_reads import bare_any
 from tflint_perf.analysis.semantic import BindingKind
 from tflint_perf.engine import cst
+from tflint_perf.engine.walk import descendants
 
 if TYPE_CHECKING:
     from tflint_perf.analysis.elementwise import LoopFacts
@@ -101,6 +103,9 @@ class BodyFlow:
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element, part in zip(target.elements, _unpacked(value, len(target.elements))):
                 self._bind(element.value, part, stmt, test)
+        elif isinstance(target, cst.Subscript) and _cell_update(facts, target, value):
+            aug = cst.AugAssign(target, cst.AddAssign(), value.right)  # c[k] = c[k] + 1
+            self._aug(aug, test, stmt)
         elif isinstance(target, cst.Subscript):
             scatter = facts.index_uses_element(target) and facts.array_target(target)
             kind = SinkKind.SCATTER if scatter else SinkKind.STORE
@@ -159,11 +164,15 @@ class BodyFlow:
             if isinstance(sink.target, cst.Subscript):
                 base = facts.ctx.code(sink.target.value)
                 written.setdefault(base, set()).add(_index_code(facts.ctx, sink.target))
+        tested = _tested(facts)
         for n in facts.nodes:
             if isinstance(n, cst.Subscript):
                 base = facts.ctx.code(n.value)
                 if base in written and _index_code(facts.ctx, n) not in written[base]:
                     facts.block(Blocker.RECURRENCE, n)  # y[t] = a * y[t - 1]
+                    return
+                if base in written and n in tested and not _own_cell(facts, n):
+                    facts.block(Blocker.RECURRENCE, n)  # if not used[j]: used[j] = 1
                     return
             elif isinstance(n, cst.Name) and n.value in written and _whole_read(facts, n):
                 facts.block(Blocker.RECURRENCE, n)  # h = W.T.dot(x); W[:, k] += ...
@@ -208,6 +217,21 @@ class BodyFlow:
         ]
 
 
+def _tested(facts) -> Set[cst.CSTNode]:
+    """Nodes of the body's ``if`` tests: what decides whether a store runs."""
+    out: Set[cst.CSTNode] = set()
+    for n in facts.nodes:
+        if isinstance(n, (cst.If, cst.IfExp)):
+            out.update([n.test, *descendants(n.test)])
+    return out
+
+
+def _own_cell(facts, sub: cst.Subscript) -> bool:
+    """``x[i]`` by the loop's index: each iteration tests the cell it writes, so no
+    iteration sees another's store (``used[jmax]`` at a computed index may)."""
+    return any(bare_any(e, facts.index) for e in sub.slice)
+
+
 def _whole_read(facts, name: cst.Name) -> bool:
     from tflint_perf.analysis.elementwise import whole_read
 
@@ -222,6 +246,17 @@ def _self_update(facts, name: str, value) -> bool:
         and isinstance(value.left, cst.Name)
         and value.left.value == name
         and name not in facts.reads(value.right)
+    )
+
+
+def _cell_update(facts, target: cst.Subscript, value) -> bool:
+    """``c[k] = c[k] + v``: the cell's own value plus something else (``c[k] += v``)."""
+    code = facts.ctx.code
+    return (
+        isinstance(value, cst.BinaryOperation)
+        and isinstance(value.operator, cst.Add)
+        and code(value.left) == code(target)
+        and code(target) not in code(value.right)
     )
 
 
