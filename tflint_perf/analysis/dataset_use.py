@@ -396,12 +396,11 @@ class DatasetUse:
                 cst.Dict,
             ),
         ):
-            if (
-                isinstance(parent, cst.Call)
-                and parent.func is not child
-                and self.graph.resolve(parent)
-            ):
-                break  # passed to a function of the module: not followed
+            if isinstance(parent, cst.Call) and parent.func is not child:
+                if self.graph.resolve(parent):
+                    break  # passed to a function of the module: not followed
+                if self.summaries.direct_effects(parent) & Effect.RUNS_GRAPH:
+                    return False  # sess.run(batch): arrays fetched here, not the iterator
             child, parent = parent, self.ctx.parent(parent)
         if isinstance(parent, cst.Return):
             return True
