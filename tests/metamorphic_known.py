@@ -906,7 +906,6 @@ NEEDS_INDEX = {
     "TFP202/bad_tf1_graph_per_trial.py",
     "TFP202/bad_tf_function_factory_in_loop.py",
     "TFP202/bad_trial_through_helper.py",
-    "TFP202/ok_tf1_target_ops_built_once.py",
     "TFP303/bad_after_session.py",
     "TFP401/bad_helper_pipeline.py",
     "TFP401/bad_work_after_cache.py",

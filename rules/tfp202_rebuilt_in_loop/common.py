@@ -10,6 +10,7 @@ from tflint_perf.analysis import api
 from tflint_perf.analysis.api import Effect, Kind
 from tflint_perf.analysis.api.steps import TF1_GRAPH_PARTS, TO_PYTHON_METHODS
 from tflint_perf.analysis.calls import CallGraph
+from tflint_perf.analysis.first_call import FirstCall
 from tflint_perf.analysis.semantic import COMPREHENSIONS, LOOPS, Binding, BindingKind, SemanticModel
 from tflint_perf.analysis.summaries import Summaries
 from tflint_perf.analysis.trips import Trips
@@ -264,54 +265,11 @@ class Facts:
         return False
 
     def lazy(self, call: cst.Call) -> bool:
-        """Built on the first call only and kept: under ``if self.op is None:``,
-        ``if not hasattr(self, "op"):`` or ``if key not in cache:`` whose body
-        sets what the test found unset."""
-        sem = self.sem
-        func = sem.function_of(call)
-        for parent in self.ctx.ancestors_of(call):
-            if parent is func:
-                return False
-            if isinstance(parent, cst.If):
-                unset = unset_test(parent.test)
-                if unset is not None and unset in self._set_in(parent.body):
-                    return True
-        return False
-
-    def _set_in(self, block: cst.CSTNode) -> Set[str]:
-        """Names and attributes ``block`` sets, and containers it stores into
-        (``cache[k] = v`` sets ``cache``, ``self.cache[k] = v`` sets ``self.cache``)."""
-        out: Set[str] = set()
-        for binding in self.sem.bindings_in(block):
-            out.add(binding.name)
-            statement = binding.statement
-            if isinstance(statement, cst.Assign):
-                for target in statement.targets:
-                    if isinstance(target.target, cst.Subscript):
-                        out.add(dotted(target.target.value) or "")
-        return out
+        """Built on the first call only and kept (``analysis/first_call.py``)."""
+        return self.ctx.shared(FirstCall).guarded(call)
 
     def line(self, node: cst.CSTNode) -> str:
         return self.ctx.line_ref(self.ctx.position(node).start.line)
-
-
-def unset_test(test: cst.BaseExpression) -> Optional[str]:
-    """``x is None`` / ``not x`` / ``not hasattr(self, "x")`` / ``k not in cache``:
-    the name the test finds unset."""
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-        target = test.comparisons[0]
-        if isinstance(target.operator, cst.Is) and dotted(target.comparator) == "None":
-            return dotted(test.left)
-        if isinstance(target.operator, cst.NotIn):
-            return dotted(target.comparator)
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = test.expression
-        if isinstance(inner, cst.Call) and dotted(inner.func) == "hasattr" and len(inner.args) == 2:
-            attr = inner.args[1].value
-            if isinstance(attr, cst.SimpleString):
-                return f"{dotted(inner.args[0].value)}.{attr.evaluated_value!s}"
-        return dotted(inner)
-    return None
 
 
 def first_statement(owner) -> Optional[cst.CSTNode]:

@@ -38,6 +38,7 @@ from tflint_perf.analysis.api.steps import (
     VARIABLE_ASSIGNS,
 )
 from tflint_perf.analysis.calls import CallGraph, external_argument
+from tflint_perf.analysis.first_call import FirstCall
 from tflint_perf.analysis.samples import batch_of_one
 from tflint_perf.analysis.semantic import BindingKind, SemanticModel
 from tflint_perf.analysis.values import Values
@@ -49,6 +50,8 @@ DATA_EFFECTS = (Effect.INFERENCE, Effect.TRAINING)
 _MAX_ROUNDS = 50
 # What a TensorFlow call returns when it is an op (in graph mode: a new node).
 _OP_KINDS = (Kind.TENSOR, Kind.GRAPH_OP, Kind.VARIABLE)
+# What a block run on the first call only builds once (``if self.op is None:``).
+ONCE_BUILT = Effect.BUILDS | Effect.GRAPH_GROWTH
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,7 @@ class Summaries:
         self._summaries: Dict[cst.FunctionDef, Summary] = {}
         self._direct: Dict[cst.Call, Tuple[Effect, Optional[cst.BaseExpression]]] = {}
         self.graph_mode = builds_graphs(ctx)
+        self.first_call: FirstCall = ctx.shared(FirstCall)
         self._solve()
 
     def of(self, func: cst.FunctionDef) -> Summary:
@@ -248,6 +252,8 @@ class Summaries:
         params = _data_params(func)
         for call in self.graph.calls_in(func):
             effects, data = self._direct_of(call)
+            if effects & ONCE_BUILT and self.first_call.guarded(call):
+                effects &= ~ONCE_BUILT  # built on the first call and kept
             if not effects:
                 continue
             summary.effects |= effects
@@ -276,8 +282,11 @@ class Summaries:
                 callee = self._summaries.get(target)
                 if callee is None:
                     continue
-                new = callee.effects & ~summary.effects
-                summary.effects |= callee.effects
+                effects = callee.effects
+                if effects & ONCE_BUILT and self.first_call.guarded(call):
+                    effects &= ~ONCE_BUILT  # built on the first call and kept
+                new = effects & ~summary.effects
+                summary.effects |= effects
                 for flag in _flags(new):
                     summary.evidence.setdefault(flag, (call,) + callee.evidence_for(flag))
                 for flag, used in callee.uses.items():
