@@ -871,21 +871,6 @@ KNOWN_FAILURES = {
     "TFP101/bad_tested_own_cell.py:method:0": (
         "TFP101 loses the finding when the loop moves into a method calling its body as `self.step()`"
     ),
-    "TFP101/bad_rows_of_an_unseen_argument.py:helper:0": (
-        "TFP101 loses the finding when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP101/bad_rows_of_an_unseen_argument.py:method:0": (
-        "TFP101 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP101/bad_rows_of_what_its_caller_passes.py:helper:0": (
-        "TFP101 loses the finding when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP101/bad_rows_of_what_its_caller_passes.py:method:0": (
-        "TFP101 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP101/ok_rows_of_what_its_caller_passes.py:alias:all": (
-        "TFP101 reports the variant: Trips does not follow a name bound to another name (an alias) to the array a caller passes"
-    ),
     "TFP101/ok_default_count_called_here.py:alias:all": (
         "TFP101 reports the variant: a parameter's default read through an alias is not followed to the calls that pass it"
     ),

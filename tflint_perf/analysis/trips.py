@@ -34,7 +34,6 @@ from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
 
 TINY = 16  # at most this many iterations: a handful
-_DEPTH = 8  # names, parameters and calls followed for one answer (cycles end there)
 
 
 class Size(enum.Enum):
@@ -155,7 +154,7 @@ class Trips:
 
     def iterable(self, expr: cst.BaseExpression, depth: int = 0) -> Estimate:
         """How many items iterating ``expr`` gives."""
-        if depth > _DEPTH:
+        if depth > 4:
             return UNKNOWN
         code = _clip(self.ctx.code(expr))
         if isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
@@ -256,15 +255,12 @@ class Trips:
         """The shape of an array the source makes with literal sizes (``np.zeros((3,
         4))``, ``np.random.rand(5, 2)``, ``tf.ones([8])``), or of a name bound to one;
         None when not known (a size that is not a number is None in the list)."""
-        if depth > _DEPTH:
+        if depth > 4:
             return None
         if isinstance(expr, (cst.Name, cst.Attribute)):
             value = self.sem.value_of(expr)
             if value is not None:
                 return self.shape(value, depth + 1)
-            passed = self.parameter_values(expr)
-            if passed:
-                return _widest([self.shape(v, depth + 1) for v in passed])
             return self._one_shape(expr, depth)
         if not isinstance(expr, cst.Call):
             return None
@@ -307,30 +303,28 @@ class Trips:
         return [n if n is None or n >= 0 else None for n in numbers]
 
     def parameter_values(self, name) -> Optional[List[cst.BaseExpression]]:
-        """What a parameter holds, when this module shows every call of its function:
-        its default, and what each call passes (``main()`` for ``def main(nb_images=5)``,
-        ``label(batch)`` for ``def label(x)``). None when a call is unseen or passes it
-        unseen (``*args``), or when nothing in the module calls the function (a library's)."""
+        """What a parameter with a default holds, when this module shows every call of
+        its function: the default, and what each call passes instead (``main()`` for
+        ``def main(nb_images=5)``). None when a call is unseen or passes it unseen
+        (``*args``), or when nothing in the module calls the function (a library's)."""
         found = self.sem.lookup_name(name)
         if len(found) != 1 or found[0].kind is not BindingKind.PARAMETER:
             return None
         param = found[0].statement
         func = found[0].scope.function
-        if not isinstance(param, cst.Param) or func is None:
+        if not isinstance(param, cst.Param) or param.default is None or func is None:
             return None
         graph = self.ctx.shared(CallGraph)
         calls = graph.callers(func)
         if not calls or not self._only_called(func):
             return None
-        values: List[cst.BaseExpression] = [] if param.default is None else [param.default]
+        values: List[cst.BaseExpression] = [param.default]
         for call in calls:
             if any(a.star for a in call.args):
                 return None
             passed = graph.argument(call, func, param.name.value)
             if passed is not None:
                 values.append(passed)
-            elif param.default is None:
-                return None
         return values
 
     def _only_called(self, func: cst.FunctionDef) -> bool:
@@ -447,7 +441,7 @@ class Trips:
     def number(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[int]:
         """The int ``expr`` stands for: a literal, ``len`` of a literal, a name
         bound only to one of these, or arithmetic on them."""
-        if depth > _DEPTH:
+        if depth > 4:
             return None
         if isinstance(expr, cst.Integer):
             return int(expr.evaluated_value)
@@ -509,13 +503,6 @@ class Trips:
             return None
         before = [b for b in self.sem.lookup(counter.value, loop) if b.plain]
         return self.number(before[-1].value) if before else None  # type: ignore[arg-type]
-
-
-def _widest(shapes) -> Optional[List[Optional[int]]]:
-    """The largest size on each axis of shapes of one rank (None: unknown)."""
-    if any(s is None for s in shapes) or len({len(s) for s in shapes}) != 1:
-        return None
-    return [None if None in sizes else max(sizes) for sizes in zip(*shapes)]
 
 
 def _article(noun: str) -> str:
