@@ -197,7 +197,11 @@ def lint_source(
         rules = rules + forced
     if not rules:
         return _located(check_syntax(source, path, cell_marker), source, path, cell_marker)
-    tree = tree if tree is not None else cpython_tree(source)
+    previous = project.parsed if project is not None else None
+    if previous is not None and previous[0] == source:  # a previous pass parsed this text
+        _, tree, parsed = previous
+    else:
+        tree, parsed = (tree if tree is not None else cpython_tree(source)), None
     if tree is not None and screen and silences is None:
         facts = Facts(source, tree)
         if forced and not facts.has_loop():
@@ -206,7 +210,10 @@ def lint_source(
         if passing is None:
             return []  # parses, and no rule can report here: LibCST not needed
         rules = passing
-    parsed = parse(source, path, cell_marker, tree)
+    if parsed is None:
+        parsed = parse(source, path, cell_marker, tree)
+    if project is not None and project.keep:
+        project.parsed = (source, tree, parsed)
     findings = list(parsed.errors)
     if parsed.module is not None:
         findings += _run_rules(parsed, path, rules, silences, project, after)

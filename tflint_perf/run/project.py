@@ -54,22 +54,40 @@ def module_of(path: str) -> Tuple[str, str, str]:
 
 class Pass:
     """One pass over a tree: the tree, and for a second pass the facts each
-    file reads (by path; a file without facts records what it asks)."""
+    file reads (by path; a file without facts records what it asks).
 
-    def __init__(self, tree: "Tree", facts: Optional[Dict[str, Dict[str, Facts]]] = None):
+    In one process, the passes of a file follow each other
+    (``run/parallel.py``): the first keeps the file's parse in its view
+    (``keep``: ``views`` holds the views it gave), the second reuses it
+    (``parsed``, by path)."""
+
+    def __init__(
+        self,
+        tree: "Tree",
+        facts: Optional[Dict[str, Dict[str, Facts]]] = None,
+        keep: bool = False,
+    ):
         self.tree = tree
         self.facts = facts or {}
+        self.keep = keep
+        self.views: Dict[str, ProjectView] = {}
+        self.parsed: Dict[str, tuple] = {}
 
     def view(self, path: str) -> Optional[ProjectView]:
         if not path.endswith(_PY):
             return None
         _, _, package = module_of(path)
         facts = self.facts.get(path)
-        return ProjectView(
+        view = ProjectView(
             package,
             facts.get if facts is not None else None,
             lambda name: self.tree.locate(path, name) is not None,
         )
+        view.parsed = self.parsed.pop(path, None)
+        if self.keep:
+            view.keep = True
+            self.views[path] = view
+        return view
 
     def second(self, path: str) -> bool:
         return path in self.facts
