@@ -29,6 +29,7 @@ MIN_BYTES_FOR_POOL = 256 * 1024
 CHUNK_FILES = 8
 # Objects allocated (net) after which the garbage is collected between files.
 COLLECT_AFTER = 200_000
+FULL_COLLECT_EVERY = 10
 # TFLINT_PERF_POOL=always uses the pool for any run of two files or more with
 # -j above 1 (tests, debugging); "never" stays in-process; default: auto.
 POOL_ENV = "TFLINT_PERF_POOL"
@@ -223,9 +224,12 @@ def _collect_between_files() -> Iterator[None]:
 
 def _tidy() -> None:
     """Collect the garbage left by the files linted so far, when there is enough
-    to bother (most is freed by reference counting: ``FileContext.release``)."""
+    to bother (most is freed by reference counting: ``FileContext.release``).
+    The young generations only, and all of them every ``FULL_COLLECT_EVERY``
+    times: what lives on (the parses ``run/project.Parses`` keeps, a tree of
+    a million objects each) is not scanned again at every collection."""
     if not gc.isenabled() and gc.get_count()[0] > COLLECT_AFTER:
-        gc.collect()
+        gc.collect(2 if gc.get_count()[2] >= FULL_COLLECT_EVERY else 1)
 
 
 def _lint_files(files, settings, mode, unsafe, jobs, cache) -> List[FileResult]:
@@ -271,13 +275,14 @@ def _facts(index, path: str, result: Optional[FileResult]) -> Optional[dict]:
 
 def _both_passes_here(files, results, todo, settings, mode, unsafe, cache, tree):
     """Both passes in this process, file after file: a file's second pass
-    follows its first and reuses its parse (kept for that file only, so
-    memory still holds one tree at a time, and the index's). The same
+    follows its first and reuses its parse, and a module the index parsed
+    before its lint is not parsed again (``Parses``: bounded). The same
     results, cache entries and warnings as one pass after the other."""
-    from tflint_perf.run.project import Index, Pass
+    from tflint_perf.run.project import Index, Parses, Pass
 
-    first, second = Pass(tree, keep=True), Pass(tree, {})
-    index = Index(tree)
+    parses = Parses()  # what the index parsed, for the first pass
+    first, second = Pass(tree, keep=True, parses=parses), Pass(tree, {})
+    index = Index(tree, parses)
     misses = {k for _, k in todo}
     _prepare(todo, cache)
     again: Dict[int, FileResult] = {}
@@ -286,6 +291,8 @@ def _both_passes_here(files, results, todo, settings, mode, unsafe, cache, tree)
         if k in misses:
             results[k] = lint_and_store(path, settings, mode, unsafe, cache, first)
         view = first.views.pop(path, None)
+        parses.linted.add(path)
+        parses.take(path)  # a parse the first pass did not use (a cache hit, a screen)
         facts = _facts(index, path, results[k])
         if not facts:
             continue
