@@ -5,6 +5,8 @@ Each case is linted as a tree (two passes over the project index,
 workers: the same findings either way, pinned in the case's expected.txt.
 """
 
+import os
+
 import pytest
 
 from fixture_cases import project_cases, project_expected, project_files, render_project
@@ -82,3 +84,36 @@ def test_a_cross_module_near_miss_records_why_it_is_silent(name, rel, line, code
     assert lint_source(source, path, all_rules(), silences=silences, project=view) == []
     recorded = {s.reason.value for s in silences if s.code == code and s.line == line}
     assert reason in recorded
+
+
+def test_in_one_process_a_file_and_a_module_read_first_are_parsed_once(tmp_path, monkeypatch):
+    """``wrap.py``'s second pass reuses its first's parse; ``net.py``, read by
+    the index for ``wrap.py`` before its own lint, is not parsed again for it."""
+    from tflint_perf.engine import linter
+
+    sources = {
+        "net.py": "from tensorflow import keras\n"
+        "model = keras.models.load_model('m.keras')\n"
+        "def score(x):\n    return model.predict(x[None])\n",
+        "a_wrap.py": "import numpy as np\nfrom net import score\n"
+        "def run(xs):\n    return [score(x) for x in xs]\n",
+    }
+    for name, text in sources.items():
+        (tmp_path / name).write_text(text)
+    files = sorted(str(tmp_path / name) for name in sources)
+    parsed = []
+    real = linter._libcst_parse
+
+    def counted(source, path):
+        parsed.append(os.path.basename(path))
+        return real(source, path)
+
+    monkeypatch.setattr(linter, "_libcst_parse", counted)
+    monkeypatch.setenv("TFLINT_PERF_POOL", "never")
+    once = lint_files(files, Settings(root=str(tmp_path)), jobs=1)
+    assert sorted(parsed) == ["a_wrap.py", "net.py"]
+    monkeypatch.setenv("TFLINT_PERF_POOL", "always")  # the pool parses again: same findings
+    assert [r.findings for r in lint_files(files, Settings(root=str(tmp_path)), jobs=2)] == [
+        r.findings for r in once
+    ]
+    assert [f.code for r in once for f in r.findings] == ["TFP403"]

@@ -139,12 +139,17 @@ def analyse_source(
 ) -> bool:
     """Parse and walk a module without rules, then ``after(ctx)``: what the
     project index needs of a module no rule had to read. False when it does
-    not parse."""
-    tree = cpython_tree(source)
-    if tree is None:
-        return False
-    parsed = _libcst_parse_guarded(source, path, tree, None)
-    if parsed.module is None:
+    not parse. A parse of the same text in ``project.parsed`` is reused, and
+    this one left there when ``project.keep`` (as ``lint_source`` does)."""
+    kept = project.parsed if project is not None else None
+    if kept is not None and kept[0] == source:  # the lint of this text parsed it
+        _, tree, parsed = kept
+    else:
+        tree = cpython_tree(source)
+        parsed = _libcst_parse_guarded(source, path, tree, None) if tree is not None else None
+    if project is not None and project.keep and parsed is not None:
+        project.parsed = (source, tree, parsed)
+    if tree is None or parsed is None or parsed.module is None:
         return False
     ctx = FileContext(path, source, parsed.module)
     ctx.project = project
@@ -197,7 +202,11 @@ def lint_source(
         rules = rules + forced
     if not rules:
         return _located(check_syntax(source, path, cell_marker), source, path, cell_marker)
-    tree = tree if tree is not None else cpython_tree(source)
+    previous = project.parsed if project is not None else None
+    if previous is not None and previous[0] == source:  # a previous pass parsed this text
+        _, tree, parsed = previous
+    else:
+        tree, parsed = (tree if tree is not None else cpython_tree(source)), None
     if tree is not None and screen and silences is None:
         facts = Facts(source, tree)
         if forced and not facts.has_loop():
@@ -206,7 +215,10 @@ def lint_source(
         if passing is None:
             return []  # parses, and no rule can report here: LibCST not needed
         rules = passing
-    parsed = parse(source, path, cell_marker, tree)
+    if parsed is None:
+        parsed = parse(source, path, cell_marker, tree)
+    if project is not None and project.keep:
+        project.parsed = (source, tree, parsed)
     findings = list(parsed.errors)
     if parsed.module is not None:
         findings += _run_rules(parsed, path, rules, silences, project, after)

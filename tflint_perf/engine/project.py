@@ -37,6 +37,11 @@ class ProjectView:
         self._in_tree = in_tree  # whether an absolute module name is a module of the tree
         self.asked: Set[str] = set()
         self.forced = False  # the module uses no framework itself, but imports the tree
+        # The parse of this file's text that a pass keeps for the next one
+        # (``keep``), or a previous pass's, reused when the text is the same
+        # (``engine/linter.py``): a second pass parses nothing again.
+        self.keep = False
+        self.parsed: Optional[tuple] = None
 
     def imports_tree(self, source: str) -> bool:
         """Whether the module imports a module of the tree: then it is read even

@@ -29,6 +29,7 @@ MIN_BYTES_FOR_POOL = 256 * 1024
 CHUNK_FILES = 8
 # Objects allocated (net) after which the garbage is collected between files.
 COLLECT_AFTER = 200_000
+FULL_COLLECT_EVERY = 10
 # TFLINT_PERF_POOL=always uses the pool for any run of two files or more with
 # -j above 1 (tests, debugging); "never" stays in-process; default: auto.
 POOL_ENV = "TFLINT_PERF_POOL"
@@ -223,9 +224,12 @@ def _collect_between_files() -> Iterator[None]:
 
 def _tidy() -> None:
     """Collect the garbage left by the files linted so far, when there is enough
-    to bother (most is freed by reference counting: ``FileContext.release``)."""
+    to bother (most is freed by reference counting: ``FileContext.release``).
+    The young generations only, and all of them every ``FULL_COLLECT_EVERY``
+    times: what lives on (the parses ``run/project.Parses`` keeps, a tree of
+    a million objects each) is not scanned again at every collection."""
     if not gc.isenabled() and gc.get_count()[0] > COLLECT_AFTER:
-        gc.collect()
+        gc.collect(2 if gc.get_count()[2] >= FULL_COLLECT_EVERY else 1)
 
 
 def _lint_files(files, settings, mode, unsafe, jobs, cache) -> List[FileResult]:
@@ -234,27 +238,87 @@ def _lint_files(files, settings, mode, unsafe, jobs, cache) -> List[FileResult]:
     from tflint_perf.run.project import Index, Pass, Tree
 
     tree = Tree(files)
-    results = _lint_pass(files, settings, mode, unsafe, jobs, cache, Pass(tree))
+    first = Pass(tree)
+    results, todo = _look_up(files, cache, mode, unsafe, first)
+    workers = min(resolve_jobs(jobs), len(todo))
+    if _in_process(workers, todo):
+        return _both_passes_here(files, results, todo, settings, mode, unsafe, cache, tree)
+    _prepare(todo, cache)
+    _lint_in_pool(files, todo, results, workers, (settings, mode, unsafe, cache, first))
+    _finish_pass(results, cache, first)
     index = Index(tree)
     second: Dict[str, dict] = {}
     for path, result in zip(files, results):
-        if result.asked and result.error is None:
-            facts = index.facts_for(path, result.asked)
-            _tidy()
-            if facts:
-                second[path] = facts
+        facts = _facts(index, path, result)
+        if facts:
+            second[path] = facts
     if second:
         again = [p for p in files if p in second]
         rerun = _lint_pass(again, settings, mode, unsafe, jobs, cache, Pass(tree, second))
         position = {p: k for k, p in enumerate(files)}
         for path, result in zip(again, rerun):
             results[position[path]] = result
+    return results  # type: ignore[return-value]
+
+
+def _facts(index, path: str, result: Optional[FileResult]) -> Optional[dict]:
+    """The facts a file's second pass reads (None or empty: no second pass).
+    Asked in the order of the files, whichever way they were linted: the
+    index computes a module's exports once, and in an import cycle the
+    first module asked for decides what the others see."""
+    if result is None or not result.asked or result.error is not None:
+        return None
+    facts = index.facts_for(path, result.asked)
+    _tidy()
+    return facts
+
+
+def _both_passes_here(files, results, todo, settings, mode, unsafe, cache, tree):
+    """Both passes in this process, file after file: a file's second pass
+    follows its first and reuses its parse, and a module the index parsed
+    before its lint is not parsed again (``Parses``: bounded). The same
+    results, cache entries and warnings as one pass after the other."""
+    from tflint_perf.run.project import Index, Parses, Pass
+
+    parses = Parses()  # what the index parsed, for the first pass
+    first, second = Pass(tree, keep=True, parses=parses), Pass(tree, {})
+    index = Index(tree, parses)
+    misses = {k for _, k in todo}
+    _prepare(todo, cache)
+    again: Dict[int, FileResult] = {}
+    prepared = False
+    for k, path in enumerate(files):
+        if k in misses:
+            results[k] = lint_and_store(path, settings, mode, unsafe, cache, first)
+        view = first.views.pop(path, None)
+        parses.linted.add(path)
+        parses.take(path)  # a parse the first pass did not use (a cache hit, a screen)
+        facts = _facts(index, path, results[k])
+        if not facts:
+            continue
+        second.facts[path] = facts
+        hit = _cached(path, cache, mode, unsafe, second)[0] if cache is not None else None
+        if hit is None:
+            if not prepared:
+                _prepare([path], cache)
+                prepared = True
+            if view is not None and view.parsed is not None:
+                second.parsed[path] = view.parsed
+            hit = lint_and_store(path, settings, mode, unsafe, cache, second)
+            second.parsed.pop(path, None)
+        again[k] = hit
+    _finish_pass(results, cache, first)
+    if again:
+        _finish_pass(list(again.values()), cache, second)
+    for k, result in again.items():
+        results[k] = result
     return results
 
 
-def _lint_pass(files, settings, mode, unsafe, jobs, cache, project) -> List[FileResult]:
+def _look_up(files, cache, mode, unsafe, project) -> Tuple[List[Optional[FileResult]], list]:
+    """The results the cache has, and (size, index) of the files to lint."""
     results: List[Optional[FileResult]] = [None] * len(files)
-    todo: List[Tuple[int, int]] = []  # (size, index) of the files to lint
+    todo: List[Tuple[int, int]] = []
     for index, path in enumerate(files):
         if cache is not None:
             hit, size = _cached(path, cache, mode, unsafe, project)
@@ -267,18 +331,30 @@ def _lint_pass(files, settings, mode, unsafe, jobs, cache, project) -> List[File
             except OSError:
                 size = 0
         todo.append((size, index))
+    return results, todo
 
+
+def _prepare(todo, cache) -> None:
     if todo and cache is not None and cache.writable:
         warning = cache.prepare()
         if warning:
             sys.stderr.write(f"tflint-perf: warning: {warning}; running without it\n")
 
+
+def _lint_pass(files, settings, mode, unsafe, jobs, cache, project) -> List[FileResult]:
+    results, todo = _look_up(files, cache, mode, unsafe, project)
+    _prepare(todo, cache)
     workers = min(resolve_jobs(jobs), len(todo))
     if _in_process(workers, todo):
         for _, index in todo:
             results[index] = lint_and_store(files[index], settings, mode, unsafe, cache, project)
     else:
         _lint_in_pool(files, todo, results, workers, (settings, mode, unsafe, cache, project))
+    _finish_pass(results, cache, project)
+    return results  # type: ignore[return-value]
+
+
+def _finish_pass(results, cache, project) -> None:
     if cache is not None:
         # A full disk mid-run: said once, whichever worker met it first.
         warnings = {r.cache_warning for r in results if r is not None and r.cache_warning}
@@ -286,7 +362,6 @@ def _lint_pass(files, settings, mode, unsafe, jobs, cache, project) -> List[File
             sys.stderr.write(f"tflint-perf: warning: {warning}; running without it\n")
         if cache.writable and not warnings and (project is None or not project.facts):
             cache.prune_missing()
-    return results  # type: ignore[return-value]
 
 
 def _in_process(workers: int, todo) -> bool:

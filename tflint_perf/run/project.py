@@ -34,6 +34,8 @@ from tflint_perf.engine.project import ProjectView
 
 Facts = Dict[str, object]
 _PY = ".py"
+# Characters of source whose parses ``Parses`` keeps (about 200 MB of trees).
+PARSES_BUDGET = 4_000_000
 
 
 def module_of(path: str) -> Tuple[str, str, str]:
@@ -54,22 +56,44 @@ def module_of(path: str) -> Tuple[str, str, str]:
 
 class Pass:
     """One pass over a tree: the tree, and for a second pass the facts each
-    file reads (by path; a file without facts records what it asks)."""
+    file reads (by path; a file without facts records what it asks).
 
-    def __init__(self, tree: "Tree", facts: Optional[Dict[str, Dict[str, Facts]]] = None):
+    In one process, the passes of a file follow each other
+    (``run/parallel.py``): the first keeps the file's parse in its view
+    (``keep``: ``views`` holds the views it gave), the second reuses it
+    (``parsed``, by path); a parse the index made is in ``parses``."""
+
+    def __init__(
+        self,
+        tree: "Tree",
+        facts: Optional[Dict[str, Dict[str, Facts]]] = None,
+        keep: bool = False,
+        parses: Optional["Parses"] = None,
+    ):
         self.tree = tree
         self.facts = facts or {}
+        self.keep = keep
+        self.views: Dict[str, ProjectView] = {}
+        self.parsed: Dict[str, tuple] = {}
+        self.parses: Optional[Parses] = parses
 
     def view(self, path: str) -> Optional[ProjectView]:
         if not path.endswith(_PY):
             return None
         _, _, package = module_of(path)
         facts = self.facts.get(path)
-        return ProjectView(
+        view = ProjectView(
             package,
             facts.get if facts is not None else None,
             lambda name: self.tree.locate(path, name) is not None,
         )
+        view.parsed = self.parsed.pop(path, None)
+        if view.parsed is None and self.parses is not None:
+            view.parsed = self.parses.take(path)  # the index parsed it first
+        if self.keep:
+            view.keep = True
+            self.views[path] = view
+        return view
 
     def second(self, path: str) -> bool:
         return path in self.facts
@@ -143,11 +167,45 @@ def _on_disk(root: str, parts: List[str]) -> Optional[str]:
     return None
 
 
+class Parses:
+    """Parsed modules the index keeps for the lint of one process, by path: a
+    module the index reads before its own first pass is parsed once. At most
+    ``budget`` characters of source (a LibCST tree and CPython's take about 50
+    bytes a character); the oldest go first. ``linted``: the files whose first
+    pass is done (nothing is kept for them). Not the other way round: keeping
+    every linted file's parse for the index costs the garbage collector more
+    than the parses it saves."""
+
+    def __init__(self, budget: int = PARSES_BUDGET) -> None:
+        self.budget = budget
+        self.size = 0
+        self._kept: Dict[str, tuple] = {}  # in the order put (dicts keep it)
+        self.linted: set = set()
+
+    def put(self, path: str, parsed: tuple) -> None:
+        """Keep ``(source, CPython tree, Parsed)`` of ``path`` (``linter.py``)."""
+        if len(parsed[0]) > self.budget:
+            return
+        self.take(path)
+        self._kept[path] = parsed
+        self.size += len(parsed[0])
+        while self.size > self.budget:
+            oldest = next(iter(self._kept))
+            self.take(oldest)
+
+    def take(self, path: str) -> Optional[tuple]:
+        parsed = self._kept.pop(path, None)
+        if parsed is not None:
+            self.size -= len(parsed[0])
+        return parsed
+
+
 class Index:
     """Exports of the modules of a tree, computed when first asked for."""
 
-    def __init__(self, tree: Tree, rule_free_settings=None) -> None:
+    def __init__(self, tree: Tree, parses: Optional[Parses] = None) -> None:
         self.tree = tree
+        self.parses = parses
         self._exports: Dict[str, Optional[Dict[str, Facts]]] = {}
         self._computing: set = set()
 
@@ -195,6 +253,8 @@ class Index:
         out: Dict[str, Dict[str, Facts]] = {}
         _, _, package = module_of(path)
         view = ProjectView(package, lambda q: self.facts(path, q))
+        if self.parses is not None:  # the lint's parse, or this one for the lint
+            view.parsed, view.keep = self.parses.take(path), path not in self.parses.linted
 
         def collect(ctx) -> None:
             out["exports"] = module_exports(ctx)
@@ -205,6 +265,9 @@ class Index:
             if os.environ.get("TFLINT_PERF_DEBUG"):
                 raise
             return None
+        finally:
+            if view.keep and view.parsed is not None and self.parses is not None:
+                self.parses.put(path, view.parsed)
         return _plain(out.get("exports"))
 
     def facts_for(self, importer: str, asked: Sequence[str]) -> Dict[str, Facts]:
