@@ -13,6 +13,7 @@ from typing import Optional
 
 from tflint_perf.analysis.api import keras
 from tflint_perf.analysis.samples import batch_of_one, built_with_rows
+from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
 from tflint_perf.engine.walk import descendants
 
@@ -38,22 +39,22 @@ def one_sample(
         and isinstance(data, (cst.Name, cst.Attribute))
         and not built_with_rows(ctx, data, sem.value_of)
         and first_of_result(ctx, call, region)
-        and not several_outputs(ctx, sem, call)
+        and not several_outputs(ctx, call)
     ):
         return data
     return None
 
 
-def several_outputs(ctx, sem, call: cst.Call) -> bool:
+def several_outputs(ctx, call: cst.Call) -> bool:
     """The model called was built with a list of outputs (``Model(x, [a, b])``):
     ``[0]`` of its result is its first output, not the first row."""
     func = call.func
     model = func.value if isinstance(func, cst.Attribute) else func
-    built = model
-    for _ in range(4):  # through aliases (m = model)
-        if not isinstance(built, (cst.Name, cst.Attribute)):
-            break
-        built = sem.value_of(built)
+    made = ctx.shared(Values).constructed_by(model)  # through aliases and attributes
+    return bool(made) and all(_built_with_outputs(ctx, c) for c in made)
+
+
+def _built_with_outputs(ctx, built) -> bool:
     if not isinstance(built, cst.Call) or ctx.call_name(built) not in keras.FUNCTIONAL:
         return False
     outputs = [a.value for a in built.args if a.keyword is None][1:2]

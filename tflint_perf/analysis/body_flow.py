@@ -252,11 +252,16 @@ def _self_update(facts, name: str, value) -> bool:
 def _cell_update(facts, target: cst.Subscript, value) -> bool:
     """``c[k] = c[k] + v``: the cell's own value plus something else (``c[k] += v``)."""
     code = facts.ctx.code
-    return (
+    if not (
         isinstance(value, cst.BinaryOperation)
         and isinstance(value.operator, cst.Add)
         and code(value.left) == code(target)
-        and code(target) not in code(value.right)
+    ):
+        return False
+    cell = code(target)
+    return not any(
+        isinstance(n, cst.Subscript) and code(n) == cell
+        for n in [value.right, *descendants(value.right)]
     )
 
 

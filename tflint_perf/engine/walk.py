@@ -68,6 +68,7 @@ def _learn_type(value_type: type) -> bool:
 
 def children(node: cst.CSTNode) -> List[cst.CSTNode]:
     """Child nodes in source order, without whitespace and punctuation."""
+    # ``walk`` holds an inlined copy of this loop (it runs once per node): change both.
     out = []
     is_node = _is_node_type
     for name in _child_fields(type(node)):
