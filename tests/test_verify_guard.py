@@ -140,3 +140,25 @@ def test_allowed_actions_stay_in_the_working_copy(tmp_path):
         "relative.py",
     ]  # the writes went to the working copy, removed since
     assert not (Path.home() / ".cache-test").exists()
+
+
+def test_a_write_into_a_folder_the_working_copy_lacks_makes_the_folder(tmp_path, canary):
+    modules = {
+        # the user's checkout has `figures/` (made by hand, kept out of git); the copy has not
+        "figures": "open('figures/epoch_0.txt', 'w').write('x')\n",
+        # outside the working copy: refused, not made
+        "outside": f"open({str(canary / 'sub' / 'f.txt')!r}, 'w').write('x')\n",
+    }
+    verdicts, _, project = _verify(tmp_path, modules)
+    made = verdicts["figures"]
+    assert made["equal"] is True, made
+    assert made["made_folders"] == ["figures"]
+    assert (
+        "the working copy lacked the folder the code writes into, made empty: figures"
+        in (made["reason"])
+    )
+    outside = verdicts["outside"]
+    assert outside["status"] == "unverified"
+    assert f"the guard rails refused writing `{canary / 'sub' / 'f.txt'}`" in outside["reason"]
+    assert not (canary / "sub").exists()
+    assert not (project / "figures").exists()  # made in the working copy, not the user's folder

@@ -13,6 +13,10 @@ holding a copy of the script's folder (the current directory), a temporary
   ``tf.io.gfile``/``tf.compat.v1.gfile``, and the TensorFlow writers that
   take a path: summaries, checkpoints, SavedModel).
 
+A write inside the working copy into a folder it lacks creates the folder
+first (recorded in ``made``): the working copy holds the script's folder's
+files, not the output folders the user made by hand or keeps out of git.
+
 A refused action raises ``PermissionError`` in the code and is recorded:
 the finding ends ``unverified`` with the action named, even when the code
 caught the error. What is *not* covered: programs the code starts
@@ -72,6 +76,7 @@ class Guard:
     def __init__(self, roots: Sequence[str]) -> None:
         self.roots = [os.path.realpath(r) for r in roots]
         self.refused: List[str] = []
+        self.made: List[str] = []
         self.active = False
         self._busy = False
 
@@ -99,6 +104,20 @@ class Guard:
             self.refuse(f"{what} `{text}` (network)")
         if not self.inside(text, dir_fd):
             self.refuse(f"{what} `{text}` (outside the working copy)")
+
+    def make_parent(self, path) -> None:
+        """Create the missing folder of a file about to be written inside the working copy."""
+        text = _text(path)
+        if text is None:
+            return
+        folder = os.path.dirname(os.path.abspath(text))
+        if os.path.isdir(folder) or not self.inside(folder):
+            return
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError:
+            return  # the open then fails as it would have
+        self.made.append(os.path.relpath(folder))
 
     def check_remote(self, path, what: str) -> None:
         text = _text(path)
@@ -134,6 +153,7 @@ def _open(guard: Guard, args) -> None:
         writes = isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
     if writes:
         guard.check_write(path, "writing")
+        guard.make_parent(path)
 
 
 def _one(what: str, index: int = 0, fd_index: Optional[int] = None):
