@@ -57,6 +57,29 @@ def test_known_files_are_written_in_the_temporary_home_and_other_downloads_refus
     ]
 
 
+def test_a_known_tables_address_reads_the_synthetic_table_and_others_go_on_to_be_refused():
+    import types
+    import urllib.request
+
+    refused = []
+
+    def urlopen(url, *args, **kwargs):
+        refused.append(url)
+        raise Refused(13, "refused")
+
+    module = types.ModuleType("urllib.request")
+    module.urlopen = urlopen
+    datasets.patch_urlopen(module)
+    address = "https://archive.ics.uci.edu/ml/machine-learning-databases/wine/wine.data"
+    with module.urlopen(urllib.request.Request(address)) as response:
+        rows = response.read().decode().splitlines()
+    assert len(rows) == 178 and len(rows[0].split(",")) == 14 and rows[0].startswith("1,")
+    assert datasets.USED[-1] == f"wine.data from {address} (UCI wine table)"
+    with pytest.raises(Refused):
+        module.urlopen("https://example.com/wine.data.zip")
+    assert refused == ["https://example.com/wine.data.zip"]
+
+
 def test_patched_modules_load_synthetic_data():
     import types
 
@@ -106,6 +129,29 @@ def test_training_before_the_measured_code_is_cut_to_one_epoch_and_said(monkeypa
     assert len(imports.SHORTENED) == 3 and imports.SHORTENED[0].endswith("1 of 500 epochs")
     imports.SHORTEN["on"] = False  # while measuring: as written
     assert Model().fit([1], [2], epochs=500) == 500
+
+
+def test_a_cut_fit_returns_a_history_as_long_as_asked(monkeypatch):
+    """Code after the fit plots `range(epochs)` against the losses: the shapes must agree."""
+    import types
+
+    from tflint_perf.verify import imports
+
+    monkeypatch.setattr(imports, "SHORTENED", [])
+    monkeypatch.setitem(imports.SHORTEN, "on", True)
+
+    class Model:
+        def fit(self, x=None, y=None, batch_size=None, epochs=1, initial_epoch=0):
+            ran = range(initial_epoch, epochs)
+            logs = {"loss": [0.5 - 0.1 * e for e in ran], "val_loss": [0.6 for _ in ran]}
+            return types.SimpleNamespace(history=logs, epoch=list(ran))
+
+    keras = types.ModuleType("keras")
+    keras.Model = Model
+    imports.patch_keras_fit(keras)
+    history = Model().fit([1], [2], epochs=4, initial_epoch=1)
+    assert history.history == {"loss": [0.4] * 3, "val_loss": [0.6] * 3}
+    assert history.epoch == [1, 2, 3]
 
 
 def test_ipython_display_objects_read_no_file():

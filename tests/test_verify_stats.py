@@ -141,3 +141,66 @@ def test_the_working_copy_copies_the_folder_skips_repositories_and_links_what_is
     assert "linked, not copied" in copy.note
     env = copy.environment({"HOME": "/root", "KERAS_HOME": "/data/keras"})
     assert env["HOME"] == copy.home and "KERAS_HOME" not in env and env["TMPDIR"] == copy.tmpdir
+
+
+class _SeededWorker:
+    """What Measurement needs of a worker, with the seed of the last run kept."""
+
+    rtol, atol = 1e-4, 1e-5
+
+    def __init__(self) -> None:
+        self.value = 0
+
+    def seed(self, framework: bool = True, value: int = 0) -> None:
+        self.value = value
+
+    def peak_reset(self) -> None:
+        pass
+
+    def peak(self):
+        return None
+
+
+class _NoState:
+    def restore(self) -> None:
+        pass
+
+    def values(self) -> dict:
+        return {}
+
+
+@pytest.mark.parametrize(
+    "fixed, draws_move, judged",
+    [
+        (1.15, True, "random"),  # within twice what another seed moves (0.1): up to random draws
+        (1.5, True, "mismatch"),  # further than that: a difference of the fix's own
+        (1.15, False, "mismatch"),  # a rule whose variant keeps the draws: compared exactly
+    ],
+)
+def test_a_variant_that_moves_random_draws_is_judged_by_the_seeds_spread(fixed, draws_move, judged):
+    from tflint_perf.verify.measure import Measurement
+
+    worker = _SeededWorker()
+    # the original's result depends on the seed: 1.0 under seed 0, 1.1 under seed 1
+    measurement = Measurement(
+        worker,
+        lambda: (0.0, 1.0 + 0.1 * worker.value),
+        lambda: (0.0, fixed),
+        _NoState(),
+        draws_move=draws_move,
+    )
+    b = {"returned": 1.0, "variables": {}}
+    f = {"returned": fixed, "variables": {}}
+    result: dict = {}
+    timed = measurement.judge(result, b, f, b, f)
+    if judged == "random":
+        assert timed and result["equal"] is None
+        assert "differ from the original's by at most 0.15" in result["random_draws"]
+        assert "under another seed by 0.1" in result["random_draws"]
+    else:
+        assert not timed and result["equal"] is False and "random_draws" not in result
+        if draws_move:
+            assert (
+                "more than the original's results move under another seed (0.1)"
+                in (result["equal_note"])
+            )

@@ -267,3 +267,21 @@ def test_tfp404_batched_fit_timed_not_compared_and_the_online_step_compared(cli_
     v = by_line[25]
     assert v["equal"] is True and v["speedup"] is not None, v
     assert "+        model.train_on_batch(obs, target)\n" in v["diff"], v
+
+
+def test_shuffled_passes_random_draws_and_a_compiled_models_optimizer(cli_env):
+    """Three ways the original used to disagree with itself ("state cannot be restored"): a
+    dataset reshuffled on every pass, a step that draws noise (compiled, it draws other
+    numbers), and `fit` on a model whose optimizer is reached only through the model."""
+    names = ["shuffled_loop.py", "noisy_step.py", "agent_fit.py"]
+    proc, findings = _check_json([SAMPLES / n for n in names], "TFP201,TFP403", cli_env)
+    by_file = {f["path"].rsplit("/", 1)[-1]: f["verify"] for f in findings}
+    assert sorted(by_file) == sorted(names), proc.stderr
+    v = by_file["shuffled_loop.py"]
+    assert v["equal"] is True and v["fixed_order"] == ["shuffle at line 9"], v
+    assert "the dataset's shuffle kept one seeded order on every pass" in v["reason"]
+    v = by_file["noisy_step.py"]
+    assert v["equal"] is None and "random_draws" in v, v
+    assert "results equal up to random draws: the code draws random numbers" in v["reason"]
+    v = by_file["agent_fit.py"]
+    assert v["equal"] is True and v["compared_variables"] > 4, v  # the model's 4 and Adam's

@@ -153,7 +153,8 @@ class MissingTfFunction(Rule):
     fixable = True
     fix_summary = "safe / unsafe"  # the README's Fix column
     # For --verify: the step is timed at its call site, eager against the fix.
-    verification = Verification()
+    # A compiled step draws its random numbers (dropout, sampling) from other seeds.
+    verification = Verification(moves_random_draws=True)
     reads_project = True  # a step function of another module of the tree, called in a loop here
 
     def finish(self) -> None:

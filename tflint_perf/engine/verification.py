@@ -93,3 +93,7 @@ class Verification:
     # except for a finding whose variant computes the same (Finding.extra
     # "comparable": true), compared as usual.
     differs_by_design: str = ""
+    # The variant draws random numbers from other seeds (a step compiled by
+    # tf.function): results that differ are judged against how far another seed
+    # moves the original's own results.
+    moves_random_draws: bool = False

@@ -288,6 +288,7 @@ class CallSites:
                 target.limiter,
                 reach,
                 job.get("by_design", ""),
+                draws_move=bool(job.get("draws_move")),
             ).run(arguments)
         finally:
             namespace[LOOPS], self.busy = outer_loops, outer_busy

@@ -2,7 +2,8 @@
 
 In a worker, ``keras.datasets.<name>.load_data`` (and ``tf.keras``,
 ``tf_keras``), ``tensorflow_datasets.load`` for common datasets and
-``keras.utils.get_file`` (for a few text and table files) never download. Known datasets give random data
+``keras.utils.get_file`` and ``urllib.request.urlopen`` (for a few text and
+table files: ``pd.read_csv`` of a UCI address) never download. Known datasets give random data
 of the real shapes, dtypes, value ranges and sizes (seeded: the same in
 every run and in both variants); every use is recorded, so the verdict
 says the data was synthetic. Anything else that would download raises
@@ -182,11 +183,33 @@ def _housing(rng) -> str:
     )
 
 
+def _wine(rng) -> str:
+    low = [11.0, 0.7, 1.4, 10.6, 70, 0.98, 0.34, 0.13, 0.41, 1.3, 0.48, 1.27, 278]
+    high = [14.8, 5.8, 3.2, 30.0, 162, 3.88, 5.08, 0.66, 3.58, 13.0, 1.71, 4.0, 1680]
+    rows = []
+    for label in [1] * 59 + [2] * 71 + [3] * 48:
+        values = rng.uniform(low, high)
+        rows.append(
+            ",".join([str(label)] + [f"{v:.2f}" for v in values[:12]] + [f"{values[12]:.0f}"])
+        )
+    return "\n".join(rows) + "\n"
+
+
+def _iris(rng) -> str:
+    rows = []
+    for name in ["Iris-setosa"] * 50 + ["Iris-versicolor"] * 50 + ["Iris-virginica"] * 50:
+        values = rng.uniform([4.3, 2.0, 1.0, 0.1], [7.9, 4.4, 6.9, 2.5])
+        rows.append(",".join(f"{v:.1f}" for v in values) + f",{name}")
+    return "\n".join(rows) + "\n"
+
+
 # file name -> (what it is, a generator of text of its real format and size)
 _FILES = {
     "shakespeare.txt": ("Shakespeare text", _shakespeare),
     "auto-mpg.data": ("Auto MPG table", _auto_mpg),
     "housing.data": ("Boston housing table", _housing),
+    "wine.data": ("UCI wine table", _wine),
+    "iris.data": ("UCI iris table", _iris),
 }
 
 
@@ -211,6 +234,41 @@ def get_file(fname=None, origin=None, *args, **kwargs):
             handle.write(make(_rng(name)))
     _note(f"get_file {name} ({what})")
     return path
+
+
+def _known_url(url: str) -> Optional[str]:
+    """The table's file name an http(s) address ends with, if any."""
+    if not re.match(r"(?i)https?://", url):
+        return None
+    name = url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    return name if name in _FILES else None
+
+
+def _synthetic_urlopen(urlopen):
+    def opened(url, *args, **kwargs):
+        import email.message
+        import io
+        import urllib.response
+
+        address = getattr(url, "full_url", url)
+        name = _known_url(address) if isinstance(address, str) else None
+        if name is None:
+            return urlopen(url, *args, **kwargs)  # the guard rails refuse it
+        what, make = _FILES[name]
+        _note(f"{name} from {address} ({what})")
+        body = io.BytesIO(make(_rng(name)).encode())
+        return urllib.response.addinfourl(body, email.message.Message(), address, 200)
+
+    opened.__tfp_synthetic__ = True
+    return opened
+
+
+def patch_urlopen(module) -> None:
+    """``urlopen`` of a known table's address (``pd.read_csv('https://.../wine.data')``)
+    reads the synthetic table; every other address goes on to be refused."""
+    urlopen = getattr(module, "urlopen", None)
+    if callable(urlopen) and not hasattr(urlopen, "__tfp_synthetic__"):
+        module.urlopen = _synthetic_urlopen(urlopen)
 
 
 def patch_get_file(module) -> None:

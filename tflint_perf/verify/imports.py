@@ -1,7 +1,8 @@
 """Patch modules as the code under review imports them (worker side).
 
 Also: the module's own training before the measured code (Keras ``fit``) is
-cut to one epoch (``SHORTEN``); the verdict says so.
+cut to one epoch (``SHORTEN``), and a dataset's shuffle keeps one order on
+every pass (``FIXED_ORDER``); the verdict says so.
 
 ``after_import(patchers)`` installs a finder at the front of
 ``sys.meta_path`` that lets the real finders find each module and, for
@@ -102,6 +103,18 @@ def _user_line() -> int:
     return 0
 
 
+def _padded(history, first: int, epochs: int):
+    """The History of a cut fit, as long as asked: code after it plots ``range(epochs)``
+    against ``history.history["loss"]``. The one epoch's figures stand for the others."""
+    logs = getattr(history, "history", None)
+    if isinstance(logs, dict) and isinstance(getattr(history, "epoch", None), list):
+        for values in logs.values():
+            if isinstance(values, list) and values:
+                values.extend([values[-1]] * (epochs - first - len(values)))
+        history.epoch = list(range(first, epochs))
+    return history
+
+
 def _shortened_fit(fit):
     import functools
 
@@ -116,6 +129,7 @@ def _shortened_fit(fit):
                 else:
                     args = (*args[:3], first + 1, *args[4:])
                 SHORTENED.append(f"fit at line {_user_line()}: 1 of {epochs - first} epochs")
+                return _padded(fit(self, *args, **kwargs), first, epochs)
         return fit(self, *args, **kwargs)
 
     shortened.__tfp_shortened__ = True
@@ -133,6 +147,35 @@ def patch_keras_fit(module) -> None:
 
         for name in ("save", "save_weights"):
             wrap(model, name, write_check(GUARD["guard"], "saving a model to", (1,)))
+
+
+# A dataset's ``shuffle`` draws a new order each time it is iterated, from a seed
+# generator that no state capture can restore: two runs of the same loop would train on
+# different batches. In the workers every shuffle keeps one seeded order for every pass:
+# the same work (the buffer is filled and drawn from as before), the same batches in both
+# variants. The verdict says so.
+FIXED_ORDER: List[str] = []
+
+
+def _fixed_order(shuffle):
+    import functools
+
+    @functools.wraps(shuffle)
+    def seeded(self, buffer_size, seed=None, reshuffle_each_iteration=None, name=None):
+        line = _user_line()
+        if line:
+            FIXED_ORDER.append(f"shuffle at line {line}")
+        return shuffle(self, buffer_size, 0 if seed is None else seed, False, name=name)
+
+    seeded.__tfp_fixed__ = True
+    return seeded
+
+
+def patch_dataset_shuffle(module) -> None:
+    dataset = getattr(module, "DatasetV2", None)
+    shuffle = getattr(dataset, "shuffle", None)
+    if isinstance(dataset, type) and callable(shuffle) and not hasattr(shuffle, "__tfp_fixed__"):
+        dataset.shuffle = _fixed_order(shuffle)  # type: ignore[attr-defined]
 
 
 def patch_h5py(module) -> None:
@@ -193,6 +236,7 @@ def install(worker) -> None:
         [
             (_keras_dataset, datasets.patch_keras_dataset),
             (_keras_utils, datasets.patch_get_file),
+            (lambda name: name == "urllib.request", datasets.patch_urlopen),
             (
                 lambda name: name in ("tensorflow_datasets", "tensorflow_datasets.public_api"),
                 datasets.patch_tfds,
@@ -200,6 +244,10 @@ def install(worker) -> None:
             (lambda name: name == "matplotlib.pyplot", patch_pyplot),
             (lambda name: name in ("keras", "tf_keras"), patch_keras_fit),
             (lambda name: name == "h5py", patch_h5py),
+            (
+                lambda name: name == "tensorflow.python.data.ops.dataset_ops",
+                patch_dataset_shuffle,
+            ),
             (
                 lambda name: name in ("IPython.display", "IPython.core.display"),
                 patch_ipython_display,

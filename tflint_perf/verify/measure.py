@@ -13,7 +13,10 @@ Order, per finding:
    the run. When the original disagrees with itself, or nothing could be
    compared, nothing is timed: there is no speedup without equality
    (except for a variant that differs by design, ``by_design``: timed, not
-   compared, and the verdict says so);
+   compared, and the verdict says so). A variant that draws random numbers
+   from other seeds (``Verification.moves_random_draws``) and differs is
+   timed when it differs by at most ``SPREAD_FACTOR`` times as much as
+   another seed moves the original's own results;
 3. one unseeded warm-up each (seeding clears TensorFlow's caches), then
    timed pairs alternating which variant goes first: at least ``repeats``,
    more for fast code until ``MIN_TIMED_S`` was timed; then, while the
@@ -35,6 +38,9 @@ from tflint_perf.verify.state import State, unrestorable
 MIN_TIMED_S = 1.0
 MAX_PAIRS = 401  # while ambiguous, within the budget
 STEADY_PAIRS = 41  # enough when the speedup is clear
+# A variant whose results differ from the original's by at most this many times what
+# another seed changes in the original's own results is judged equal up to random draws.
+SPREAD_FACTOR = 2.0
 
 
 class NotReached(Exception):
@@ -52,6 +58,7 @@ class Measurement:
         limiter=None,
         reach=None,
         by_design: str = "",
+        draws_move: bool = False,
     ):
         self.worker = worker
         # (file, first line, last line) of the finding: the first run must execute one of them
@@ -65,13 +72,14 @@ class Measurement:
         # Why the variant computes other values by design (Verification.differs_by_design):
         # then both run and are timed, and nothing is compared.
         self.by_design = by_design
+        self.draws_move = draws_move  # Verification.moves_random_draws
 
-    def one(self, which: str, seeded: bool = False):
+    def one(self, which: str, seeded: bool = False, seed: int = 0):
         """(seconds, {"result": value, "variables": [...]}) for one run from the restored state."""
         self.state.restore()
         if self.limiter is not None:
             self.limiter.reset()
-        self.worker.seed(framework=seeded)
+        self.worker.seed(framework=seeded, value=seed)
         self.worker.peak_reset()
         try:
             seconds, value = self.runs[which]()
@@ -176,7 +184,33 @@ class Measurement:
         result["compared"] = comparison.compared
         if not equal:
             result["equal_note"] = comparison.first_difference
+            spread = self.seed_spread(b1) if self.draws_move else None
+            if spread is not None and comparison.max_abs_diff <= SPREAD_FACTOR * spread:
+                result["equal"] = None
+                result["random_draws"] = (
+                    "the code draws random numbers and the fix draws others; its results differ "
+                    f"from the original's by at most {comparison.max_abs_diff:.3g}, the "
+                    f"original's from its own under another seed by {spread:.3g}"
+                )
+                return True
+            if spread is not None:
+                result["equal_note"] += (
+                    f", more than the original's results move under another seed ({spread:.3g})"
+                )
         return equal
+
+    def seed_spread(self, reference) -> Optional[float]:
+        """How far the original's results move when seeded otherwise (None: they do not).
+
+        A fix that moves random draws (a step compiled by ``tf.function`` draws
+        from other seeds) cannot give equal results; it is judged against the
+        spread the draws themselves cause.
+        """
+        other = self.one("baseline", seeded=True, seed=1)[1]
+        comparison = Comparison(self.worker.rtol, self.worker.atol)
+        if comparison.equal(reference, other) or not comparison.max_abs_diff:
+            return None
+        return comparison.max_abs_diff
 
     def timed_pairs(self) -> dict:
         start = time.perf_counter()

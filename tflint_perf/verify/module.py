@@ -139,6 +139,7 @@ def run_module_job(worker, job: dict) -> dict:
             parts.limiter,
             reach,
             job.get("by_design", ""),
+            draws_move=bool(job.get("draws_move")),
         ).run()
     except (worker.Stop, KeyboardInterrupt):
         raise

@@ -294,6 +294,8 @@ def plan_finding(
     }
     if spec.differs_by_design and not finding.extra.get("comparable"):
         job["by_design"] = spec.differs_by_design
+    if spec.moves_random_draws:
+        job["draws_move"] = True
     try:
         edits, variant = _variant(finding, source, spec)
         job["fixed_source"] = apply_edits(source, edits) if edits else None

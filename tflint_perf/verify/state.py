@@ -133,9 +133,15 @@ class State:
             return []
         if hasattr(type(value), "variables"):  # models, layers, optimizers, tf.Module
             try:
-                return list(value.variables)[: 100 * MAX_ITEMS]
+                found = list(value.variables)[: 100 * MAX_ITEMS]
             except Exception:
                 return []
+            # A compiled model's optimizer (its step count, its slots) is not among the
+            # model's variables, and fit() moves it on.
+            try:
+                return found + [getattr(value, "optimizer", None)]
+            except Exception:
+                return found
         attributes = getattr(value, "__dict__", None)
         if isinstance(attributes, dict):
             return list(attributes.values())[:MAX_ITEMS]

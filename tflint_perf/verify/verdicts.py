@@ -87,11 +87,14 @@ def timing_verdict(raw: dict, device: str) -> dict:
                 out[key] = raw[key]
         return out
     by_design = raw.get("by_design") if "baseline_times" in raw else None
-    if "baseline_times" not in raw or (raw.get("equal") is not True and not by_design):
+    random_draws = raw.get("random_draws") if "baseline_times" in raw else None
+    if "baseline_times" not in raw or (
+        raw.get("equal") is not True and not by_design and not random_draws
+    ):
         return _not_timed(raw, device)
     out = _timings(raw, device)
     out.update({k: raw.get(k) for k in ("tolerance", "max_abs_diff", "peak_memory_bytes")})
-    out.update(equal=None if by_design else True, where=raw.get("where", ""), first_call_s=None)
+    out.update(equal=raw.get("equal"), where=raw.get("where", ""), first_call_s=None)
     out["loop_limits"] = raw.get("loop_limits")
     if raw.get("synthetic_data"):
         out["synthetic_data"] = raw["synthetic_data"]
@@ -122,14 +125,30 @@ def timing_verdict(raw: dict, device: str) -> dict:
     if raw.get("shortened"):
         out["shortened"] = raw["shortened"]
         reason += (
-            "; the module's own training before the measured code was cut to one epoch, the "
-            f"same model for both variants ({', '.join(raw['shortened'][:3])})"
+            "; the module's own training before the measured code was cut to one epoch (its "
+            "History repeats that epoch's figures), the same model for both variants "
+            f"({', '.join(raw['shortened'][:3])})"
+        )
+    if raw.get("fixed_order"):
+        out["fixed_order"] = raw["fixed_order"]
+        reason += (
+            "; the dataset's shuffle kept one seeded order on every pass, so that both variants "
+            f"train on the same batches ({', '.join(raw['fixed_order'][:3])})"
+        )
+    if raw.get("made_folders"):
+        out["made_folders"] = raw["made_folders"]
+        reason += (
+            "; the working copy lacked the folder the code writes into, made empty: "
+            + ", ".join(raw["made_folders"][:3])
         )
     if raw.get("synthetic_data"):
         reason += f"; on synthetic data ({', '.join(raw['synthetic_data'])}: random values of the real shapes and dtypes)"
     if by_design:
         out["by_design"] = by_design
         reason += f"; results not compared: {by_design}"
+    if random_draws:
+        out["random_draws"] = random_draws
+        reason += f"; results equal up to random draws: {random_draws}"
     out["reason"] = "; ".join([reason] + [n for n in (raw.get("note"),) if n])
     return out
 

@@ -123,13 +123,17 @@ class Worker:
     def annotate(self, result: dict) -> dict:
         """A refused action ends the finding as unverified (named); synthetic data is said."""
         from tflint_perf.verify.datasets import USED
-        from tflint_perf.verify.imports import SHORTENED
+        from tflint_perf.verify.imports import FIXED_ORDER, SHORTENED
 
         result = dict(result)
         if USED:
             result["synthetic_data"] = list(USED)
         if SHORTENED:
             result["shortened"] = list(dict.fromkeys(SHORTENED))
+        if FIXED_ORDER:
+            result["fixed_order"] = list(dict.fromkeys(FIXED_ORDER))
+        if self.guard is not None and self.guard.made:
+            result["made_folders"] = list(dict.fromkeys(self.guard.made))
         refused = list(dict.fromkeys(self.guard.refused)) if self.guard is not None else []
         if refused:
             where = re.search(r"\(line \d+\)\)?$", result.get("reason") or "")
@@ -182,14 +186,14 @@ class Worker:
         return True
 
     # -- state and timing -------------------------------------------------
-    def seed(self, framework: bool = True) -> None:
+    def seed(self, framework: bool = True, value: int = 0) -> None:
         """Seed Python and numpy; with ``framework`` also TensorFlow/Keras.
 
         ``tf.random.set_seed`` clears TensorFlow's kernel caches, which would
         make every following tf.function call slow: timed runs skip it.
         """
-        random.seed(0)
-        self.np.random.seed(0)
+        random.seed(value)
+        self.np.random.seed(value)
         if not framework:
             return
         keras = sys.modules.get("keras")
@@ -199,7 +203,7 @@ class Worker:
         ):
             if setter is not None:
                 try:
-                    setter(0)
+                    setter(value)
                 except Exception:
                     pass
 
