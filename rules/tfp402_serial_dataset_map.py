@@ -60,6 +60,14 @@ class SerialDatasetMap(Rule):
     and, by default, still yields elements in their original order.
     Measured on TF 2.21, a map that waits on I/O runs about 2x faster in
     parallel (with prefetch) on two cores; the gain grows with cores.
+    TensorFlow 2.7 and later also parallelise a *stateless* map themselves
+    (the `map_parallelization` optimisation, on by default): there the
+    argument changes nothing, and keeps the map parallel on older versions
+    and where the options turn the optimisation off. A map that draws
+    stateful random numbers, runs Python or updates variables is never
+    parallelised that way (`python bench/tfdata_map_parallelization.py`
+    measures both). Silent when the pipeline's options turn
+    `map_parallelization` on explicitly and the map is stateless.
 
     ## Example
     ```python
@@ -153,7 +161,14 @@ class SerialDatasetMap(Rule):
             return Reason.ALREADY_DONE, "a parallel interleave opens this dataset per input"
         uses = self.ctx.shared(DatasetUse)
         found = uses.uses(step.call)
-        if not any(uses.bulk(use) for use in found):
+        bulk = [use for use in found if uses.bulk(use)]
+        if bulk and not work.unsafe and all(uses.parallelizes_maps(use) for use in bulk):
+            return (
+                Reason.ALREADY_DONE,
+                "the pipeline's options set map_parallelization: tf.data runs this stateless "
+                "map in parallel",
+            )
+        if not bulk:
             if any(u.kind is UseKind.LOOP and uses.display_loop(u.site) for u in found):
                 return Reason.DISPLAY_ONLY, "each element is shown to a person"
             return Reason.DEMO, "only looked at (printed, a few elements), never trained on"
@@ -186,9 +201,15 @@ class SerialDatasetMap(Rule):
             headline = f"`.{step.method}()` runs serially: pass `num_parallel_calls={spelled}`"
         if len(headline) > 100:
             headline = f"`.{step.method}()` runs serially: pass `num_parallel_calls`"
+        if work.unsafe:  # never parallelised by tf.data's own optimisation
+            serial = f"without `num_parallel_calls` tf.data runs it on one {unit} at a time"
+        else:
+            serial = (
+                "without `num_parallel_calls` TensorFlow before 2.7, or a pipeline whose options "
+                f"turn `map_parallelization` off, runs it on one {unit} at a time"
+            )
         detail = [
-            f"Per-{unit} work: {work.what}; without `num_parallel_calls` tf.data runs it on one "
-            f"{unit} at a time, on one thread, while the other cores wait.",
+            f"Per-{unit} work: {work.what}; {serial}, on one thread, while the other cores wait.",
         ]
         if work.python:
             detail.append("It runs Python (holding the GIL): threads gain less than for TF ops.")

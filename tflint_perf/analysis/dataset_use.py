@@ -63,6 +63,7 @@ class Use:
     site: cst.CSTNode  # the Keras call, the loop, the iter()/next() call ...
     taken: Optional[int] = None  # a ``take(k)`` on the way
     via: Tuple[cst.CSTNode, ...] = ()  # calls of the module's functions it went through
+    options: Tuple[cst.BaseExpression, ...] = ()  # ``with_options(o)`` on the way
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,7 @@ class DatasetUse:
 
     def _forward(self, node: cst.CSTNode, depth: int) -> List[Use]:
         taken: Optional[int] = None
+        options: Tuple[cst.BaseExpression, ...] = ()
         while True:  # climb the pipeline steps applied to it
             parent = self.ctx.parent(node)
             if not (isinstance(parent, cst.Attribute) and parent.value is node):
@@ -144,10 +146,15 @@ class DatasetUse:
                 count = self.trips.number(call.args[0].value) if call.args else None
                 if count is not None:
                     taken = count if taken is None else min(taken, count)
+            elif method == tfdata.OPTIONS_STEP and call.args:
+                options += (call.args[0].value,)
             elif role is None:
                 return [self._method_use(call, method)]
             node = call
-        return [replace(u, taken=_min(u.taken, taken)) for u in self._context(node, depth)]
+        return [
+            replace(u, taken=_min(u.taken, taken), options=options + u.options)
+            for u in self._context(node, depth)
+        ]
 
     def _comprehension(self, comp: cst.CompFor) -> cst.CSTNode:
         return next((a for a in self.ctx.ancestors_of(comp) if isinstance(a, COMPREHENSIONS)), comp)
@@ -237,6 +244,35 @@ class DatasetUse:
         return [Use(UseKind.OTHER, statement)]
 
     # -- what a use means ---------------------------------------------------------------
+    def parallelizes_maps(self, use: Use) -> bool:
+        """Options on the way set ``experimental_optimization.map_parallelization = True``."""
+        return any(self._sets_map_parallelization(o) for o in use.options)
+
+    def _sets_map_parallelization(self, options: cst.BaseExpression) -> bool:
+        first, last = tfdata.MAP_PARALLELIZATION
+        for binding in self.sem.lookup_name(options):
+            for read in self.sem.references(binding):
+                inner = self.ctx.parent(read)
+                outer = self.ctx.parent(inner) if isinstance(inner, cst.Attribute) else None
+                if not (
+                    isinstance(inner, cst.Attribute)
+                    and inner.attr.value == first
+                    and isinstance(outer, cst.Attribute)
+                    and outer.value is inner
+                    and outer.attr.value == last
+                ):
+                    continue
+                target = self.ctx.parent(outer)
+                statement = self.ctx.parent(target)
+                if (
+                    isinstance(target, cst.AssignTarget)
+                    and isinstance(statement, cst.Assign)
+                    and isinstance(statement.value, cst.Name)
+                    and statement.value.value == "True"
+                ):
+                    return True
+        return False
+
     def bulk(self, use: Use) -> bool:
         """The use produces many elements for work (not a look, not a peek)."""
         kind = use.kind

@@ -116,6 +116,10 @@ STEPS: Dict[str, Role] = {
 # The steps that take ``num_parallel_calls``, and how many positional arguments
 # reach it: ``map(f, n)``, ``interleave(f, cycle_length, block_length, n)``.
 PARALLEL_POSITION = {"map": 2, "map_with_legacy_function": 2, "interleave": 4}
+# ``ds.with_options(o)``: ``o.experimental_optimization.map_parallelization = True`` has
+# tf.data run the pipeline's stateless maps in parallel (TF 2.7+ also by default).
+OPTIONS_STEP = "with_options"
+MAP_PARALLELIZATION = ("experimental_optimization", "map_parallelization")
 # Keywords only a parallel step takes.
 PARALLEL_KEYWORDS = words("num_parallel_calls deterministic")
 # Steps that map one element to one element: a function returning a dataset there
