@@ -35,6 +35,26 @@ def pairs(original, faster, rounds: int = 15) -> float:
 
 
 # -- TFP101 ------------------------------------------------------------------------
+def onehot():
+    """neuralnet.py:61: one-hot written element by element (55,000 labels of 10 classes, as the
+    benchmark's factory gives)."""
+    y = np.random.default_rng(0).integers(0, 10, 55000)
+
+    def loop():
+        out = np.zeros((10, y.shape[0]))
+        for idx, val in enumerate(y.astype(int)):
+            out[val, idx] = 1.0
+        return out.T
+
+    def whole():
+        out = np.zeros((10, y.shape[0]))
+        labels = y.astype(int)
+        out[labels, np.arange(len(labels))] = 1.0
+        return out.T
+
+    return pairs(loop, whole, rounds=7)
+
+
 def linear_error():
     """linear_regression.py:16: squared error accumulated per point (256x32 synthesised points)."""
     points = np.random.default_rng(0).standard_normal((256, 32))
@@ -225,6 +245,7 @@ def agent_action():
 CASES = {
     "dragen1860/Deep-Learning-with-TensorFlow-book ch02-回归问题/linear_regression.py:16 TFP101": linear_error,
     "dragen1860/Deep-Learning-with-TensorFlow-book ch02-回归问题/linear_regression.py:30 TFP101": linear_gradient,
+    "rasbt/python-machine-learning-book-3rd-edition ch12/neuralnet.py:61 TFP101": onehot,
     "jeffheaton/t81_558_deep_learning t81_558_class_10_2_lstm.ipynb:167 TFP101": sigmoid_list,
     "hunkim/DeepLearningZeroToAll keras/klab-10-2-X1-mnist_conv_model_with_ensemble.py:105 TFP101": count_matches,
     "experiencor/keras-yolo3 utils/utils.py:89 TFP103": append_scores,
