@@ -198,15 +198,16 @@ _CONTROL_IN_CODE = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 
 
 def known_codes() -> frozenset:
-    """TFP000 and each rule module's code (``rules/tfpNNN_*.py``), without
-    importing the rules (a cached run never loads LibCST)."""
+    """TFP000 and each rule's code (``rules/tfpNNN_*.py`` or a package
+    ``rules/tfpNNN_*/``), without importing the rules (a cached run never
+    loads LibCST)."""
     codes = {"TFP000"}
     for folder in _package_dirs()[1:]:
         try:
             names = os.listdir(folder)
         except OSError:
             continue
-        codes.update(n[:6].upper() for n in names if re.match(r"tfp\d{3}_\w*\.py\Z", n))
+        codes.update(n[:6].upper() for n in names if re.match(r"tfp\d{3}_\w+(?:\.py)?\Z", n))
     return frozenset(codes)
 
 
