@@ -66,23 +66,17 @@ def _cached(
     if read is None:
         return None, 0
     data, _ = read
-    entry = cache.get_entry(path, data, _variant(path, project))
+    kind, variant = project.entry(path) if project is not None else ("", "")
+    entry = cache.get_entry(path, data, variant, kind)
     if entry is None:
         return None, len(data)
     findings, extra = entry
+    if project is not None and not project.reusable(path, extra):
+        return None, len(data)
     if mode == CHECK or not any(applicable(f, unsafe) for f in findings):
         asked = tuple(str(a) for a in extra.get("asked", ()))
         return FileResult(path, findings, asked=asked), len(data)
     return None, len(data)
-
-
-def _variant(path: str, project) -> str:
-    """The cache entry of a second pass is keyed by the facts it read."""
-    if project is None or not project.second(path):
-        return ""
-    from tflint_perf.run.project import facts_key
-
-    return facts_key(project.facts[path])
 
 
 def lint_and_store(path: str, settings, mode: str, unsafe: bool, cache, project=None) -> FileResult:
@@ -106,9 +100,14 @@ def lint_and_store(path: str, settings, mode: str, unsafe: bool, cache, project=
     except OSError:
         return result
     if (stat.st_mtime_ns, stat.st_size) == before[1]:  # not edited while we linted it
-        extra = {"asked": list(result.asked)} if result.asked else None
-        variant = _variant(path, project)
-        result.cache_warning = cache.put(path, before[0], result.findings, extra, variant)
+        extra: dict = {"asked": list(result.asked)} if result.asked else {}
+        kind, variant = "", ""
+        if project is not None:
+            kind, variant = project.entry(path)
+            project.record(view, extra)
+        result.cache_warning = cache.put(
+            path, before[0], result.findings, extra or None, variant, kind
+        )
     return result
 
 

@@ -17,6 +17,12 @@ can change what a rule decides in it. Results do not depend on ``-j``:
 the exports are computed in one process, in a fixed order, and each
 file's second pass reads only the facts of the names it asked about.
 
+The cache (``run/cache.py``) keeps both passes of each file. A file's
+lint in a tree is not its lint alone (it asks about the tree's names, and
+runs more rules when it imports a module of the tree), so its entries are
+its own, and say whether it imported a module of the tree
+(``Pass.reusable``).
+
 Module names follow Python's import system: a file in a folder with an
 ``__init__.py`` is a module of that package (up to the first folder
 without one, its root); a file is also importable by its bare name from
@@ -38,13 +44,15 @@ _PY = ".py"
 PARSES_BUDGET = 4_000_000
 
 
-def module_of(path: str) -> Tuple[str, str, str]:
-    """(root folder, dotted module name, package) of a ``.py`` file."""
+def module_of(path: str, inits: Optional[Dict[str, bool]] = None) -> Tuple[str, str, str]:
+    """(root folder, dotted module name, package) of a ``.py`` file.
+    ``inits``: whether each folder seen so far holds an ``__init__.py`` (the
+    files of a tree share their folders: each is looked at once)."""
     folder, name = os.path.split(os.path.abspath(path))
     parts = [name[: -len(_PY)] if name.endswith(_PY) else name]
     if parts[0] == "__init__":
         parts = []
-    while os.path.isfile(os.path.join(folder, "__init__.py")):
+    while _has_init(folder, inits):
         folder, package = os.path.split(folder)
         parts.insert(0, package)
     module = ".".join(parts)
@@ -52,6 +60,15 @@ def module_of(path: str) -> Tuple[str, str, str]:
     if os.path.basename(path) == "__init__.py":
         package = module
     return folder, module, package
+
+
+def _has_init(folder: str, inits: Optional[Dict[str, bool]]) -> bool:
+    if inits is None:
+        return os.path.isfile(os.path.join(folder, "__init__.py"))
+    found = inits.get(folder)
+    if found is None:
+        found = inits[folder] = os.path.isfile(os.path.join(folder, "__init__.py"))
+    return found
 
 
 class Pass:
@@ -80,7 +97,7 @@ class Pass:
     def view(self, path: str) -> Optional[ProjectView]:
         if not path.endswith(_PY):
             return None
-        _, _, package = module_of(path)
+        package = self.tree.package(path)
         facts = self.facts.get(path)
         view = ProjectView(
             package,
@@ -98,6 +115,38 @@ class Pass:
     def second(self, path: str) -> bool:
         return path in self.facts
 
+    def entry(self, path: str) -> Tuple[str, str]:
+        """(kind, variant) of the cache entry of ``path`` in this pass
+        (``run/cache.py``). Besides its text, a file's lint in a tree depends
+        on its package (the names it asks about are absolute), on the facts
+        it reads in a second pass, and on whether it imports a module of the
+        tree (``reusable``). A file that is not a module has no view: its
+        entry is the one of a run of that file alone."""
+        if not path.endswith(_PY):
+            return "", ""
+        package = self.tree.package(path)
+        if path in self.facts:
+            return "second", f"{package}\0{facts_key(self.facts[path])}"
+        return "", f"tree\0{package}"
+
+    def reusable(self, path: str, extra: dict) -> bool:
+        """Whether an entry of ``path`` (its ``extra``) holds for this tree: the
+        file imports a module of the tree now as it did then (``imports_tree``:
+        then its lint runs the rules that read the project, whatever words it
+        uses)."""
+        imports = extra.get("imports", [])
+        if not isinstance(imports, list):
+            return False
+        now = any(isinstance(n, str) and self.tree.locate(path, n) is not None for n in imports)
+        return now == (extra.get("forced") is True)
+
+    @staticmethod
+    def record(view: Optional[ProjectView], extra: dict) -> None:
+        """What ``reusable`` checks, kept in a file's entry."""
+        if view is not None and view.imports:
+            extra["imports"] = list(view.imports)
+            extra["forced"] = view.forced
+
 
 class Tree:
     """The ``.py`` files of a run, by the module names they can be imported as."""
@@ -105,10 +154,12 @@ class Tree:
     def __init__(self, files: Sequence[str]) -> None:
         self.modules: Dict[Tuple[str, str], str] = {}  # (root, dotted name) -> path
         self.roots: Dict[str, Tuple[str, ...]] = {}  # path -> roots its imports search
+        self.packages: Dict[str, str] = {}  # path -> its package
+        inits: Dict[str, bool] = {}
         for path in files:
             if not path.endswith(_PY):
                 continue
-            root, module, _ = module_of(path)
+            root, module, self.packages[path] = module_of(path, inits)
             own = os.path.dirname(os.path.abspath(path))
             if module:
                 self.modules.setdefault((root, module), path)
@@ -116,6 +167,12 @@ class Tree:
             if stem != "__init__":
                 self.modules.setdefault((own, stem), path)  # a script's sibling
             self.roots[path] = (root, own) if own != root else (root,)
+
+    def package(self, path: str) -> str:
+        found = self.packages.get(path)
+        if found is None:
+            found = self.packages[path] = module_of(path)[2]
+        return found
 
     def locate(self, importer: str, qualname: str) -> Optional[Tuple[str, List[str]]]:
         """(path of the module, names inside it) that ``qualname`` (absolute, as
