@@ -1,10 +1,11 @@
 """A content-hash cache of findings, one small JSON file per linted file.
 
 An entry is found by a hash of the *salt*, the file's absolute path and its
-kind (the file's lint, or its second pass in a tree: ``run/project.py``)
-and is used only when the hash of the file's bytes matches the one stored
-in it, so editing a file overwrites its entry instead of piling up new
-ones. The salt covers everything else that decides the findings:
+kind (the file's lint; its second pass in a tree; the project index's
+exports of the module, with no findings: ``run/project.py``) and is used
+only when the hash of the file's bytes matches the one stored in it, so
+editing a file overwrites its entry instead of piling up new ones. The
+salt covers everything else that decides the findings:
 
 - the tflint-perf version, the cache format, the Python version (syntax
   errors depend on it) and the installed LibCST;
@@ -355,7 +356,8 @@ class Cache:
         """(findings, extra) for ``path`` with contents ``data``, or None.
 
         ``kind`` names another entry of the same file: ``second``, the result
-        of its second pass with the project's facts (``run/project.py``).
+        of its second pass with the project's facts (``run/project.py``);
+        ``exports``, what the project index computed of it (no findings).
         ``variant``: see ``entry_key``. ``extra`` is data the runner stored
         with the findings."""
         if self.key is None:

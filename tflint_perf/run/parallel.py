@@ -245,12 +245,13 @@ def _lint_files(files, settings, mode, unsafe, jobs, cache) -> List[FileResult]:
     _prepare(todo, cache)
     _lint_in_pool(files, todo, results, workers, (settings, mode, unsafe, cache, first))
     _finish_pass(results, cache, first)
-    index = Index(tree)
+    index = Index(tree, cache=cache)
     second: Dict[str, dict] = {}
     for path, result in zip(files, results):
         facts = _facts(index, path, result)
         if facts:
             second[path] = facts
+    _warn(index.cache_warning)
     if second:
         again = [p for p in files if p in second]
         rerun = _lint_pass(again, settings, mode, unsafe, jobs, cache, Pass(tree, second))
@@ -281,7 +282,7 @@ def _both_passes_here(files, results, todo, settings, mode, unsafe, cache, tree)
 
     parses = Parses()  # what the index parsed, for the first pass
     first, second = Pass(tree, keep=True, parses=parses), Pass(tree, {})
-    index = Index(tree, parses)
+    index = Index(tree, parses, cache)
     misses = {k for _, k in todo}
     _prepare(todo, cache)
     again: Dict[int, FileResult] = {}
@@ -307,6 +308,7 @@ def _both_passes_here(files, results, todo, settings, mode, unsafe, cache, tree)
             second.parsed.pop(path, None)
         again[k] = hit
     _finish_pass(results, cache, first)
+    _warn(index.cache_warning)
     if again:
         _finish_pass(list(again.values()), cache, second)
     for k, result in again.items():
@@ -335,9 +337,12 @@ def _look_up(files, cache, mode, unsafe, project) -> Tuple[List[Optional[FileRes
 
 def _prepare(todo, cache) -> None:
     if todo and cache is not None and cache.writable:
-        warning = cache.prepare()
-        if warning:
-            sys.stderr.write(f"tflint-perf: warning: {warning}; running without it\n")
+        _warn(cache.prepare())
+
+
+def _warn(warning: Optional[str]) -> None:
+    if warning:
+        sys.stderr.write(f"tflint-perf: warning: {warning}; running without it\n")
 
 
 def _lint_pass(files, settings, mode, unsafe, jobs, cache, project) -> List[FileResult]:
