@@ -71,7 +71,8 @@ def test_second_run_is_answered_from_the_cache(project, cli_env):
 
     assert tflint(project, cli_env, "check", ".").stdout == first.stdout  # unchanged, same output
     tamper(cache, project / "bad.py")
-    again = tflint(project, cli_env, "check", "./bad.py")  # another spelling of the same file
+    # Another spelling of the same files (both: a tree's lint has entries of its own).
+    again = tflint(project, cli_env, "check", "./bad.py", "./ok.py")
     assert again.returncode == 1
     assert f"./bad.py:8:5: TFP301 [*] {TAMPERED}" in again.stdout
 

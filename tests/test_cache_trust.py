@@ -138,3 +138,11 @@ def test_a_key_that_cannot_be_made_means_no_cache_and_one_warning(project, check
         and len(err.splitlines()) == 1
     )
     assert not (project / ".tflint-perf-cache").exists()
+
+
+def test_every_rules_code_is_known_without_importing_the_rules():
+    """A rule that is a package (``rules/tfp101_.../``) as well as one file: its
+    cached findings are plausible, so a second run reads them."""
+    from tflint_perf.rules import all_rules
+
+    assert cache_module.known_codes() == {r.code for r in all_rules()} | {"TFP000"}

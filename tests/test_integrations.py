@@ -143,6 +143,21 @@ def test_flake8_plugin_does_no_work_unless_a_tfp_code_is_selected(
 
 
 @needs_flake8
+def test_flake8_selects_a_rule_that_is_a_package(cli_env):
+    """``--select TFP101``: the rule lives in a folder (``rules/tfp101_*/``),
+    not one file; the plugin must still know it is selected."""
+    example = ROOT / "examples" / "elementwise_loop.py"
+    proc = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select", "TFP101", str(example)],
+        env=cli_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ": TFP101 " in proc.stdout, proc.stdout + proc.stderr
+
+
+@needs_flake8
 def test_flake8_leaves_syntax_errors_to_e999(tmp_path, cli_env):
     bad = tmp_path / "broken.py"
     bad.write_text("import tensorflow as tf\ndef f(:\n")

@@ -16,7 +16,7 @@ relative import is resolved against the file's own package first.
 from __future__ import annotations
 
 import re
-from typing import Callable, Dict, Optional, Set
+from typing import Callable, Dict, List, Optional, Set
 
 Facts = Dict[str, object]
 # Module names in import statements (for ``imports_tree``: no parse needed).
@@ -37,6 +37,7 @@ class ProjectView:
         self._in_tree = in_tree  # whether an absolute module name is a module of the tree
         self.asked: Set[str] = set()
         self.forced = False  # the module uses no framework itself, but imports the tree
+        self.imports: List[str] = []  # the modules it imports (``imports_tree``)
         # The parse of this file's text that a pass keeps for the next one
         # (``keep``), or a previous pass's, reused when the text is the same
         # (``engine/linter.py``): a second pass parses nothing again.
@@ -45,17 +46,28 @@ class ProjectView:
 
     def imports_tree(self, source: str) -> bool:
         """Whether the module imports a module of the tree: then it is read even
-        when it names no framework itself (a training script importing its model)."""
+        when it names no framework itself (a training script importing its model).
+        ``imports`` keeps the modules it imports, for the runner's cache: the
+        answer changes when the tree does."""
         if self._in_tree is None:
             return False
-        for found in _IMPORTED.finditer(source):
-            names = [found.group(1)] if found.group(1) else found.group(2).split(",")
+        self.imports = self.imported(source)
+        if any(self._in_tree(name) for name in self.imports):
+            self.forced = True
+            return True
+        return False
+
+    def imported(self, source: str) -> List[str]:
+        """The absolute names of the modules ``source``'s import statements name
+        (a text search, no parse), each once, in order."""
+        found: Dict[str, None] = {}
+        for match in _IMPORTED.finditer(source):
+            names = [match.group(1)] if match.group(1) else match.group(2).split(",")
             for name in names:
                 name = name.strip().split(" ", 1)[0]
-                if name and self._in_tree(self.absolute(name)):
-                    self.forced = True
-                    return True
-        return False
+                if name:
+                    found.setdefault(self.absolute(name), None)
+        return list(found)
 
     def absolute(self, qualname: str) -> str:
         """``.networks.QNetwork`` in package ``agents`` -> ``agents.networks.QNetwork``."""

@@ -1,8 +1,10 @@
 """A content-hash cache of findings, one small JSON file per linted file.
 
-An entry is found by a hash of the *salt* and the file's absolute path and is
-used only when the SHA-256 of the file's bytes matches the one stored in it,
-so editing a file overwrites its entry instead of piling up new ones. The
+An entry is found by a hash of the *salt*, the file's absolute path and its
+kind (the file's lint; its second pass in a tree; the project index's
+exports of the module, with no findings: ``run/project.py``) and is used
+only when the hash of the file's bytes matches the one stored in it, so
+editing a file overwrites its entry instead of piling up new ones. The
 salt covers everything else that decides the findings:
 
 - the tflint-perf version, the cache format, the Python version (syntax
@@ -198,15 +200,16 @@ _CONTROL_IN_CODE = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 
 
 def known_codes() -> frozenset:
-    """TFP000 and each rule module's code (``rules/tfpNNN_*.py``), without
-    importing the rules (a cached run never loads LibCST)."""
+    """TFP000 and each rule's code (``rules/tfpNNN_*.py`` or a package
+    ``rules/tfpNNN_*/``), without importing the rules (a cached run never
+    loads LibCST)."""
     codes = {"TFP000"}
     for folder in _package_dirs()[1:]:
         try:
             names = os.listdir(folder)
         except OSError:
             continue
-        codes.update(n[:6].upper() for n in names if re.match(r"tfp\d{3}_\w*\.py\Z", n))
+        codes.update(n[:6].upper() for n in names if re.match(r"tfp\d{3}_\w+(?:\.py)?\Z", n))
     return frozenset(codes)
 
 
@@ -320,18 +323,19 @@ class Cache:
         self.writable = True  # until prepare() or a write says otherwise
 
     # -- keys --------------------------------------------------------------
-    def _entry(self, absolute: str, variant: str = "") -> str:
-        """The entry's file: one per file (and kind), so an edit overwrites its entry."""
-        kind = "\0second" if variant else ""
-        name = _hash(f"{self.salt}\0{absolute}{kind}".encode()).hexdigest()
+    def _entry(self, absolute: str, kind: str = "") -> str:
+        """The entry's file: one per file and kind, so an edit overwrites its entry."""
+        suffix = f"\0{kind}" if kind else ""
+        name = _hash(f"{self.salt}\0{absolute}{suffix}".encode()).hexdigest()
         return f"{self._bucket_prefix}{name[:32]}.json"  # strings: pathlib is slow per file
 
-    def entry_key(self, absolute: str, data: bytes, variant: str = "") -> str:
-        """Everything an entry's findings depend on: the linter's code and
-        settings (the salt), the file's path and its bytes, and for a second
-        pass the facts of the other modules it read (``variant``). The one
-        place that says what makes an entry valid."""
-        text = f"{self.salt}\0{absolute}\0{self.content_hash(data)}\0{variant}"
+    def entry_key(self, absolute: str, data: bytes, variant: str = "", kind: str = "") -> str:
+        """Everything an entry depends on: the linter's code and settings (the
+        salt), the file's path and its bytes, the kind of entry and what else
+        its content was computed from (``variant``: for a pass over a tree,
+        the file's package; for a second pass, the facts of the other modules
+        it read). The one place that says what makes an entry valid."""
+        text = f"{self.salt}\0{absolute}\0{self.content_hash(data)}\0{kind}\0{variant}"
         return _hash(text.encode()).hexdigest()
 
     @staticmethod
@@ -339,26 +343,30 @@ class Cache:
         return _hash(data).hexdigest()
 
     # -- reading -----------------------------------------------------------
-    def get(self, path: str, data: bytes, variant: str = "") -> Optional[List[Finding]]:
+    def get(
+        self, path: str, data: bytes, variant: str = "", kind: str = ""
+    ) -> Optional[List[Finding]]:
         """The cached findings for ``path`` with contents ``data``, or None."""
-        entry = self.get_entry(path, data, variant)
+        entry = self.get_entry(path, data, variant, kind)
         return entry[0] if entry is not None else None
 
     def get_entry(
-        self, path: str, data: bytes, variant: str = ""
+        self, path: str, data: bytes, variant: str = "", kind: str = ""
     ) -> Optional[Tuple[List[Finding], dict]]:
         """(findings, extra) for ``path`` with contents ``data``, or None.
 
-        ``variant`` names a second kind of entry for the same file: the
-        result of its second pass with the project's facts (``run/project.py``);
-        ``extra`` is data the runner stored with the findings."""
+        ``kind`` names another entry of the same file: ``second``, the result
+        of its second pass with the project's facts (``run/project.py``);
+        ``exports``, what the project index computed of it (no findings).
+        ``variant``: see ``entry_key``. ``extra`` is data the runner stored
+        with the findings."""
         if self.key is None:
             return None
         absolute = os.path.abspath(path)
         try:
-            with open(self._entry(absolute, variant), "rb", buffering=0) as handle:
+            with open(self._entry(absolute, kind), "rb", buffering=0) as handle:
                 entry = json.loads(handle.readall())
-            key = self.entry_key(absolute, data, variant)
+            key = self.entry_key(absolute, data, variant, kind)
             if entry["format"] != FORMAT or entry["path"] != absolute or entry["key"] != key:
                 return None
             text = entry["findings"]
@@ -414,13 +422,14 @@ class Cache:
         findings: Sequence[Finding],
         extra: Optional[dict] = None,
         variant: str = "",
+        kind: str = "",
     ) -> Optional[str]:
         """Store the findings (and ``extra``); on the first failed write, why
         (then no more writes)."""
         if not self.writable or self.key is None:
             return None
         absolute = os.path.abspath(path)
-        key = self.entry_key(absolute, data, variant)
+        key = self.entry_key(absolute, data, variant, kind)
         try:
             payload = {"findings": [_finding_to_json(f) for f in findings], "extra": extra or {}}
             text = json.dumps(payload, separators=(",", ":"))
@@ -434,7 +443,7 @@ class Cache:
             "mac": _mac(self.key, key, text),
         }
         try:
-            _write_atomic(Path(self._entry(absolute, variant)), json.dumps(entry).encode())
+            _write_atomic(Path(self._entry(absolute, kind)), json.dumps(entry).encode())
         except OSError as exc:
             self.writable = False  # full disk, read-only checkout: lint on, uncached
             return f"cannot write the cache in {self.directory}: {exc.strerror or exc}"

@@ -66,23 +66,17 @@ def _cached(
     if read is None:
         return None, 0
     data, _ = read
-    entry = cache.get_entry(path, data, _variant(path, project))
+    kind, variant = project.entry(path) if project is not None else ("", "")
+    entry = cache.get_entry(path, data, variant, kind)
     if entry is None:
         return None, len(data)
     findings, extra = entry
+    if project is not None and not project.reusable(path, extra):
+        return None, len(data)
     if mode == CHECK or not any(applicable(f, unsafe) for f in findings):
         asked = tuple(str(a) for a in extra.get("asked", ()))
         return FileResult(path, findings, asked=asked), len(data)
     return None, len(data)
-
-
-def _variant(path: str, project) -> str:
-    """The cache entry of a second pass is keyed by the facts it read."""
-    if project is None or not project.second(path):
-        return ""
-    from tflint_perf.run.project import facts_key
-
-    return facts_key(project.facts[path])
 
 
 def lint_and_store(path: str, settings, mode: str, unsafe: bool, cache, project=None) -> FileResult:
@@ -106,9 +100,14 @@ def lint_and_store(path: str, settings, mode: str, unsafe: bool, cache, project=
     except OSError:
         return result
     if (stat.st_mtime_ns, stat.st_size) == before[1]:  # not edited while we linted it
-        extra = {"asked": list(result.asked)} if result.asked else None
-        variant = _variant(path, project)
-        result.cache_warning = cache.put(path, before[0], result.findings, extra, variant)
+        extra: dict = {"asked": list(result.asked)} if result.asked else {}
+        kind, variant = "", ""
+        if project is not None:
+            kind, variant = project.entry(path)
+            project.record(view, extra)
+        result.cache_warning = cache.put(
+            path, before[0], result.findings, extra or None, variant, kind
+        )
     return result
 
 
@@ -246,12 +245,13 @@ def _lint_files(files, settings, mode, unsafe, jobs, cache) -> List[FileResult]:
     _prepare(todo, cache)
     _lint_in_pool(files, todo, results, workers, (settings, mode, unsafe, cache, first))
     _finish_pass(results, cache, first)
-    index = Index(tree)
+    index = Index(tree, cache=cache)
     second: Dict[str, dict] = {}
     for path, result in zip(files, results):
         facts = _facts(index, path, result)
         if facts:
             second[path] = facts
+    _warn(index.cache_warning)
     if second:
         again = [p for p in files if p in second]
         rerun = _lint_pass(again, settings, mode, unsafe, jobs, cache, Pass(tree, second))
@@ -282,7 +282,7 @@ def _both_passes_here(files, results, todo, settings, mode, unsafe, cache, tree)
 
     parses = Parses()  # what the index parsed, for the first pass
     first, second = Pass(tree, keep=True, parses=parses), Pass(tree, {})
-    index = Index(tree, parses)
+    index = Index(tree, parses, cache)
     misses = {k for _, k in todo}
     _prepare(todo, cache)
     again: Dict[int, FileResult] = {}
@@ -308,6 +308,7 @@ def _both_passes_here(files, results, todo, settings, mode, unsafe, cache, tree)
             second.parsed.pop(path, None)
         again[k] = hit
     _finish_pass(results, cache, first)
+    _warn(index.cache_warning)
     if again:
         _finish_pass(list(again.values()), cache, second)
     for k, result in again.items():
@@ -336,9 +337,12 @@ def _look_up(files, cache, mode, unsafe, project) -> Tuple[List[Optional[FileRes
 
 def _prepare(todo, cache) -> None:
     if todo and cache is not None and cache.writable:
-        warning = cache.prepare()
-        if warning:
-            sys.stderr.write(f"tflint-perf: warning: {warning}; running without it\n")
+        _warn(cache.prepare())
+
+
+def _warn(warning: Optional[str]) -> None:
+    if warning:
+        sys.stderr.write(f"tflint-perf: warning: {warning}; running without it\n")
 
 
 def _lint_pass(files, settings, mode, unsafe, jobs, cache, project) -> List[FileResult]:

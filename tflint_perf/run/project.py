@@ -17,6 +17,23 @@ can change what a rule decides in it. Results do not depend on ``-j``:
 the exports are computed in one process, in a fixed order, and each
 file's second pass reads only the facts of the names it asked about.
 
+The cache (``run/cache.py``: one folder, one invalidation) keeps both
+passes of each file and the index's exports of each module, as a
+verifying trace: an ``exports`` entry holds the exports and each name the
+module's analysis asked about (in the order first asked) with the facts
+it got, or none. When the module's bytes, package and path match, those
+names are asked again through the index (which checks their modules'
+entries the same way), and the entry is used only if every answer is the
+same; else the module is analysed again. The analysis is a function of
+the text and those answers, so equal answers give equal exports; asked
+again in the same order from inside the module's own computation, they
+also leave the index as the analysis would. That holds in an import
+cycle too: the module being computed answers "none" as without the
+cache, and an entry recorded in the other order does not verify, so
+cycles need no exception. A module whose analysis failed is not stored.
+A file's own entries say whether it imported a module of the tree
+(``Pass.reusable``): its lint in a tree runs more rules then.
+
 Module names follow Python's import system: a file in a folder with an
 ``__init__.py`` is a module of that package (up to the first folder
 without one, its root); a file is also importable by its bare name from
@@ -38,13 +55,15 @@ _PY = ".py"
 PARSES_BUDGET = 4_000_000
 
 
-def module_of(path: str) -> Tuple[str, str, str]:
-    """(root folder, dotted module name, package) of a ``.py`` file."""
+def module_of(path: str, inits: Optional[Dict[str, bool]] = None) -> Tuple[str, str, str]:
+    """(root folder, dotted module name, package) of a ``.py`` file.
+    ``inits``: whether each folder seen so far holds an ``__init__.py`` (the
+    files of a tree share their folders: each is looked at once)."""
     folder, name = os.path.split(os.path.abspath(path))
     parts = [name[: -len(_PY)] if name.endswith(_PY) else name]
     if parts[0] == "__init__":
         parts = []
-    while os.path.isfile(os.path.join(folder, "__init__.py")):
+    while _has_init(folder, inits):
         folder, package = os.path.split(folder)
         parts.insert(0, package)
     module = ".".join(parts)
@@ -52,6 +71,15 @@ def module_of(path: str) -> Tuple[str, str, str]:
     if os.path.basename(path) == "__init__.py":
         package = module
     return folder, module, package
+
+
+def _has_init(folder: str, inits: Optional[Dict[str, bool]]) -> bool:
+    if inits is None:
+        return os.path.isfile(os.path.join(folder, "__init__.py"))
+    found = inits.get(folder)
+    if found is None:
+        found = inits[folder] = os.path.isfile(os.path.join(folder, "__init__.py"))
+    return found
 
 
 class Pass:
@@ -80,7 +108,7 @@ class Pass:
     def view(self, path: str) -> Optional[ProjectView]:
         if not path.endswith(_PY):
             return None
-        _, _, package = module_of(path)
+        package = self.tree.package(path)
         facts = self.facts.get(path)
         view = ProjectView(
             package,
@@ -98,6 +126,38 @@ class Pass:
     def second(self, path: str) -> bool:
         return path in self.facts
 
+    def entry(self, path: str) -> Tuple[str, str]:
+        """(kind, variant) of the cache entry of ``path`` in this pass
+        (``run/cache.py``). Besides its text, a file's lint in a tree depends
+        on its package (the names it asks about are absolute), on the facts
+        it reads in a second pass, and on whether it imports a module of the
+        tree (``reusable``). A file that is not a module has no view: its
+        entry is the one of a run of that file alone."""
+        if not path.endswith(_PY):
+            return "", ""
+        package = self.tree.package(path)
+        if path in self.facts:
+            return "second", f"{package}\0{facts_key(self.facts[path])}"
+        return "", f"tree\0{package}"
+
+    def reusable(self, path: str, extra: dict) -> bool:
+        """Whether an entry of ``path`` (its ``extra``) holds for this tree: the
+        file imports a module of the tree now as it did then (``imports_tree``:
+        then its lint runs the rules that read the project, whatever words it
+        uses)."""
+        imports = extra.get("imports", [])
+        if not isinstance(imports, list):
+            return False
+        now = any(isinstance(n, str) and self.tree.locate(path, n) is not None for n in imports)
+        return now == (extra.get("forced") is True)
+
+    @staticmethod
+    def record(view: Optional[ProjectView], extra: dict) -> None:
+        """What ``reusable`` checks, kept in a file's entry."""
+        if view is not None and view.imports:
+            extra["imports"] = list(view.imports)
+            extra["forced"] = view.forced
+
 
 class Tree:
     """The ``.py`` files of a run, by the module names they can be imported as."""
@@ -105,10 +165,12 @@ class Tree:
     def __init__(self, files: Sequence[str]) -> None:
         self.modules: Dict[Tuple[str, str], str] = {}  # (root, dotted name) -> path
         self.roots: Dict[str, Tuple[str, ...]] = {}  # path -> roots its imports search
+        self.packages: Dict[str, str] = {}  # path -> its package
+        inits: Dict[str, bool] = {}
         for path in files:
             if not path.endswith(_PY):
                 continue
-            root, module, _ = module_of(path)
+            root, module, self.packages[path] = module_of(path, inits)
             own = os.path.dirname(os.path.abspath(path))
             if module:
                 self.modules.setdefault((root, module), path)
@@ -116,6 +178,12 @@ class Tree:
             if stem != "__init__":
                 self.modules.setdefault((own, stem), path)  # a script's sibling
             self.roots[path] = (root, own) if own != root else (root,)
+
+    def package(self, path: str) -> str:
+        found = self.packages.get(path)
+        if found is None:
+            found = self.packages[path] = module_of(path)[2]
+        return found
 
     def locate(self, importer: str, qualname: str) -> Optional[Tuple[str, List[str]]]:
         """(path of the module, names inside it) that ``qualname`` (absolute, as
@@ -201,11 +269,15 @@ class Parses:
 
 
 class Index:
-    """Exports of the modules of a tree, computed when first asked for."""
+    """Exports of the modules of a tree, computed when first asked for, and
+    kept in the cache (``cache``; None: neither read nor written)."""
 
-    def __init__(self, tree: Tree, parses: Optional[Parses] = None) -> None:
+    def __init__(self, tree: Tree, parses: Optional[Parses] = None, cache=None) -> None:
         self.tree = tree
         self.parses = parses
+        self.cache = cache if cache is not None and cache.key is not None else None
+        self.cache_warning: Optional[str] = None  # why the cache could not be written
+        self._prepared = False
         self._exports: Dict[str, Optional[Dict[str, Facts]]] = {}
         self._computing: set = set()
 
@@ -235,24 +307,83 @@ class Index:
             return None
         self._computing.add(path)
         try:
-            found = self._compute(path)
+            found = self._read(path)
         finally:
             self._computing.discard(path)
         self._exports[path] = found
         return found
 
-    def _compute(self, path: str) -> Optional[Dict[str, Facts]]:
-        from tflint_perf.analysis.exports import module_exports
-        from tflint_perf.engine.linter import analyse_source
-        from tflint_perf.run.files import decode, read_bytes
+    def _read(self, path: str) -> Optional[Dict[str, Facts]]:
+        """The exports of ``path``: from the cache when its entry still holds,
+        else computed (and stored)."""
+        from tflint_perf.run.files import read_bytes
 
         try:
-            source, _ = decode(read_bytes(path))
-        except (OSError, ValueError):
+            data = read_bytes(path)
+        except OSError:
             return None
+        if self.cache is None:
+            return self._compute(path, data)[0]
+        variant = f"{self.tree.package(path)}\0{path}"  # facts hold the path as given
+        entry = self.cache.get_entry(path, data, variant, "exports")
+        if entry is not None:
+            found = self._replay(path, entry[1])
+            if found is not _STALE:
+                return found  # type: ignore[return-value]
+        trace: Dict[str, Optional[Facts]] = {}
+        exports, done = self._compute(path, data, trace)
+        if done:
+            extra = {"exports": exports, "trace": [[q, f] for q, f in trace.items()]}
+            self._store(path, data, extra, variant)
+        return exports
+
+    def _replay(self, path: str, extra: dict) -> object:
+        """A cached entry's exports if every name its module asked about still
+        has the facts it had (asked again, in the same order: see the module
+        docstring); else ``_STALE``."""
+        exports, trace = extra.get("exports"), extra.get("trace")
+        if not isinstance(trace, list) or not isinstance(exports, (dict, type(None))):
+            return _STALE
+        for item in trace:
+            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):
+                return _STALE
+            if _text(self.facts(path, item[0])) != _text(item[1]):
+                return _STALE
+        return exports
+
+    def _store(self, path: str, data: bytes, extra: dict, variant: str) -> None:
+        cache = self.cache
+        if cache is None or not cache.writable:
+            return
+        if not self._prepared:  # a run whose files were all cached made no folder yet
+            self._prepared = True
+            self.cache_warning = cache.prepare()
+            if self.cache_warning:
+                return
+        self.cache_warning = cache.put(path, data, [], extra, variant, "exports")
+
+    def _compute(
+        self, path: str, data: bytes, trace: Optional[Dict[str, Optional[Facts]]] = None
+    ) -> Tuple[Optional[Dict[str, Facts]], bool]:
+        """(exports, whether they may be cached: not when the analysis failed).
+        ``trace``: each name the module asked about, with the facts it got."""
+        from tflint_perf.analysis.exports import module_exports
+        from tflint_perf.engine.linter import analyse_source
+        from tflint_perf.run.files import decode
+
+        try:
+            source, _ = decode(data)
+        except ValueError:
+            return None, False
         out: Dict[str, Dict[str, Facts]] = {}
-        _, _, package = module_of(path)
-        view = ProjectView(package, lambda q: self.facts(path, q))
+
+        def lookup(qualname: str) -> Optional[Facts]:
+            found = self.facts(path, qualname)
+            if trace is not None and qualname not in trace:
+                trace[qualname] = found
+            return found
+
+        view = ProjectView(self.tree.package(path), lookup)
         if self.parses is not None:  # the lint's parse, or this one for the lint
             view.parsed, view.keep = self.parses.take(path), path not in self.parses.linted
 
@@ -264,11 +395,11 @@ class Index:
         except Exception:  # an analysis bug costs this module's facts, not the run
             if os.environ.get("TFLINT_PERF_DEBUG"):
                 raise
-            return None
+            return None, False
         finally:
             if view.keep and view.parsed is not None and self.parses is not None:
                 self.parses.put(path, view.parsed)
-        return _plain(out.get("exports"))
+        return _plain(out.get("exports")), True
 
     def facts_for(self, importer: str, asked: Sequence[str]) -> Dict[str, Facts]:
         """The facts of the names ``importer`` asked about, for its second pass."""
@@ -283,6 +414,14 @@ class Index:
 def _plain(exports):
     """A JSON round trip: the facts are data, the same in every process."""
     return json.loads(json.dumps(exports)) if exports is not None else None
+
+
+_STALE = object()
+
+
+def _text(facts: Optional[Facts]) -> str:
+    """Facts compared as their JSON text (``True == 1`` in Python, not in JSON)."""
+    return json.dumps(facts, sort_keys=True, separators=(",", ":"))
 
 
 def facts_key(facts: Dict[str, Facts]) -> str:
