@@ -10,6 +10,7 @@ from tflint_perf.analysis.semantic import SemanticModel
 from tflint_perf.analysis.summaries import data_argument
 from tflint_perf.analysis.testcode import in_test_code
 from tflint_perf.engine import cst
+from tflint_perf.engine.nodes import is_true
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.rule import Rule
 from tflint_perf.engine.verification import Rewrite, Verification
@@ -192,9 +193,6 @@ def _tape(ctx, node) -> bool:
 
 def _training_true(call: cst.Call) -> bool:
     return any(
-        a.keyword is not None
-        and a.keyword.value == "training"
-        and isinstance(a.value, cst.Name)
-        and a.value.value == "True"
+        a.keyword is not None and a.keyword.value == "training" and is_true(a.value)
         for a in call.args
     )

@@ -7,6 +7,7 @@ from typing import List
 from tflint_perf.analysis.calls import CallGraph
 from tflint_perf.analysis.semantic import BindingKind, SemanticModel
 from tflint_perf.engine import cst
+from tflint_perf.engine.nodes import is_true
 from tflint_perf.engine.walk import descendants
 
 
@@ -34,8 +35,7 @@ def _stateful_in(region: cst.CSTNode) -> bool:
             isinstance(node, cst.Arg)
             and node.keyword is not None
             and node.keyword.value == "stateful"
-            and isinstance(node.value, cst.Name)
-            and node.value.value == "True"
+            and is_true(node.value)
         ):
             return True
     return False

@@ -32,6 +32,7 @@ from tflint_perf.analysis.semantic import Binding, BindingKind, Scope, SemanticM
 from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import dotted
+from tflint_perf.engine.nodes import is_true
 
 _ARRAY_KINDS = (Kind.TENSOR, Kind.ARRAY, Kind.VARIABLE)
 _DEPTH = 8
@@ -497,7 +498,7 @@ def _tfds_depth(call: cst.Call) -> int:
     depth = 1 if isinstance(kw.get("split"), (cst.List, cst.Tuple)) else 0
     for flag in ("as_supervised", "with_info"):
         value = kw.get(flag)
-        if isinstance(value, cst.Name) and value.value == "True":
+        if is_true(value):
             depth += 1
     return depth
 

@@ -35,6 +35,7 @@ from tflint_perf.analysis.summaries import Summaries
 from tflint_perf.analysis.trips import TINY, Trips
 from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
+from tflint_perf.engine.nodes import is_true
 from tflint_perf.engine.walk import descendants
 
 # What a loop body must do to be a step loop: train, update, compute gradients,
@@ -267,8 +268,7 @@ class DatasetUse:
                 if (
                     isinstance(target, cst.AssignTarget)
                     and isinstance(statement, cst.Assign)
-                    and isinstance(statement.value, cst.Name)
-                    and statement.value.value == "True"
+                    and is_true(statement.value)
                 ):
                     return True
         return False

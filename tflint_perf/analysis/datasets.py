@@ -46,7 +46,7 @@ from tflint_perf.analysis.dataset_work import NOTHING, ElementWork
 from tflint_perf.analysis.semantic import Binding, BindingKind, SemanticModel
 from tflint_perf.analysis.trips import Trips
 from tflint_perf.engine import cst
-from tflint_perf.engine.nodes import node_types
+from tflint_perf.engine.nodes import is_true, node_types
 
 # Re-exported: the rules read these with the pipelines.
 __all__ = [
@@ -484,7 +484,7 @@ def _keyword(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
 
 def _keyword_true(call: cst.Call, name: str) -> bool:
     value = _keyword(call, name)
-    return isinstance(value, cst.Name) and value.value == "True"
+    return is_true(value)
 
 
 def _first_param(func: cst.FunctionDef) -> str:

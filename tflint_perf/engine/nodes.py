@@ -37,3 +37,11 @@ class _NodeGroup(type):
 def node_types(*names: str) -> type:
     """A class that ``isinstance`` treats as the tuple of these LibCST classes."""
     return _NodeGroup("NodeGroup", (), {"names": names, "_types": None, "_member": {}})
+
+
+_NAME = node_types("Name")
+
+
+def is_true(node) -> bool:
+    """The literal ``True`` (a ``Name`` in LibCST)."""
+    return isinstance(node, _NAME) and getattr(node, "value", None) == "True"
