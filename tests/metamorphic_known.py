@@ -250,12 +250,6 @@ KNOWN_FAILURES = {
     "TFP101/ok_exits_of_the_body.py:rename:all": (
         "TFP101 reports 1 on the near miss when the module's own names are renamed"
     ),
-    "TFP101/ok_handful_of_iterations.py:alias:all": (
-        "TFP101 reports 1 on the near miss when the module's names are read through aliases (`x_alias = x`)"
-    ),
-    "TFP101/ok_random_picks.py:alias:all": (
-        "TFP101 reports 1 on the near miss when the module's names are read through aliases (`x_alias = x`)"
-    ),
     "TFP101/ok_small_or_grouped.py:alias:all": (
         "TFP101 reports 1 on the near miss when the module's names are read through aliases (`x_alias = x`)"
     ),
@@ -655,9 +649,6 @@ KNOWN_FAILURES = {
     "TFP202/ok_ensemble_kept.py:method:0": (
         "TFP202 reports 1 on the near miss when the loop moves into a method calling its body as `self.step()`"
     ),
-    "TFP202/ok_tf1_ops_per_layer.py:alias:all": (
-        "TFP202 reports 1 on the near miss when the module's names are read through aliases (`x_alias = x`)"
-    ),
     "TFP203/bad_cast_step.py:alias:all": (
         "TFP203 finds 1 of 2 when the module's names are read through aliases (`x_alias = x`)"
     ),
@@ -876,12 +867,6 @@ KNOWN_FAILURES = {
     ),
     "TFP101/ok_default_count_called_here.py:to_function:module": (
         "TFP101 reports the variant: with the module's code moved into a function, the trip count does not see the call that leaves the default"
-    ),
-    "TFP101/ok_reshaped_corners.py:alias:all": (
-        "TFP101 reports the variant: Trips does not follow a name bound to another name (an alias) to the reshape that gives its rows"
-    ),
-    "TFP101/ok_shape_vector.py:alias:all": (
-        "TFP101 reports the variant: Trips does not follow a name bound to another name (an alias) to the shape vector"
     ),
     "TFP403/ok_default_examples_called_here.py:alias:all": (
         "TFP403 reports the variant: a parameter's default read through an alias is not followed to the calls that pass it"

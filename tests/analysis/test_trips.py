@@ -136,3 +136,27 @@ def test_loops_over_columns_are_told_apart_from_loops_over_rows():
     )
     trips = ctx.shared(Trips)
     assert [trips.over_columns(loop) for loop in ctx.nodes(cst.For)] == [True, True, False, False]
+
+
+@pytest.mark.parametrize(
+    "body, size, count",
+    [
+        ("return (a, b), [c]", Size.TINY, 2),  # every return a literal: the most of them
+        ("if a:|    return [a]|return [a, b, c]", Size.TINY, 3),
+        ("if a:|    return [a]|return data", Size.UNKNOWN, None),  # one return is the data
+        ("yield from data|return []", Size.UNKNOWN, None),  # a generator: its yields count
+        ("pass", Size.UNKNOWN, None),  # returns nothing it shows
+    ],
+)
+def test_a_call_of_a_function_whose_returns_are_literals(body, size, count):
+    body = body.replace("|", "\n" + " " * 12)  # "|": a new line in the function
+    source = f"""
+        import numpy as np
+        data = np.zeros((100, 3))
+        def parts(a, b, c):
+            {body}
+        for p in parts(1, 2, 3):
+            work()
+        """
+    found = estimate(source)
+    assert (found.size, found.count) == (size, count), found.why

@@ -19,7 +19,7 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Set
 
 from tflint_perf.analysis.api import Kind, arraymath
 from tflint_perf.analysis.calls import CallGraph
@@ -63,6 +63,7 @@ class Trips:
         self.sem: SemanticModel = ctx.shared(SemanticModel)
         self.values: Values = ctx.shared(Values)
         self._cache: Dict[cst.CSTNode, Estimate] = {}
+        self._generators: Optional[Set[Optional[cst.FunctionDef]]] = None
 
     def of(self, loop: cst.CSTNode) -> Estimate:
         """The estimate for one ``for``/``while`` loop or comprehension."""
@@ -176,7 +177,7 @@ class Trips:
             return _counted(sliced, f"`{code}`")
         if isinstance(expr, (cst.Name, cst.Attribute)):
             value = self.sem.value_of(expr)
-            if value is not None and not isinstance(value, (cst.Name, cst.Attribute)):
+            if value is not None:  # an alias (``a = groups``) included
                 inner = self.iterable(value, depth + 1)
                 if inner.size is not Size.UNKNOWN:
                     return inner
@@ -216,6 +217,9 @@ class Trips:
         literal = self._literal_rows(call, depth)
         if literal is not None:
             return literal
+        returned = self._returned(call, code, depth)
+        if returned is not None:
+            return returned
         numbered = self._counter(call, code)
         if numbered is not None:
             return numbered
@@ -229,6 +233,25 @@ class Trips:
                 Size.DATA, None, f"one iteration per item of `{code}`, {_article(kind.value)}"
             )
         return UNKNOWN
+
+    def _returned(self, call: cst.Call, code: str, depth: int) -> Optional[Estimate]:
+        """A call of a module function whose every ``return`` gives a handful of items
+        (``return y_axes, x_axes, [n - 1]``): as many as the most of them. Not a
+        generator, whose items are what it yields."""
+        targets = self.ctx.shared(CallGraph).resolve(call)
+        if not targets or any(self._generator(t) for t in targets):
+            return None
+        each = [self.iterable(r.value, depth + 1) for t in targets for r in self.values.returns(t)]
+        if not each or not all(e.tiny for e in each):
+            return None
+        counts = [e.count for e in each]
+        most = max(counts) if None not in counts else None  # type: ignore[type-var]
+        return Estimate(Size.TINY, most, f"`{code}` returns {each[0].why}")
+
+    def _generator(self, func: cst.FunctionDef) -> bool:
+        if self._generators is None:
+            self._generators = {self.sem.function_of(y) for y in self.ctx.nodes(cst.Yield)}
+        return func in self._generators
 
     def _literal_rows(self, call: cst.Call, depth: int) -> Optional[Estimate]:
         """An array made from a handful of rows the source spells out
