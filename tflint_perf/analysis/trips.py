@@ -241,11 +241,16 @@ class Trips:
         targets = self.ctx.shared(CallGraph).resolve(call)
         if not targets or any(self._generator(t) for t in targets):
             return None
-        each = [self.iterable(r.value, depth + 1) for t in targets for r in self.values.returns(t)]
+        each = [
+            self.iterable(r.value, depth + 1)
+            for t in targets
+            for r in self.values.returns(t)
+            if r.value is not None
+        ]
         if not each or not all(e.tiny for e in each):
             return None
         counts = [e.count for e in each]
-        most = max(counts) if None not in counts else None  # type: ignore[type-var]
+        most = max(c for c in counts if c is not None) if None not in counts else None
         return Estimate(Size.TINY, most, f"`{code}` returns {each[0].why}")
 
     def _generator(self, func: cst.FunctionDef) -> bool:
