@@ -21,7 +21,7 @@ from typing import Dict, List, Set
 
 from tflint_perf.analysis.agent_classes import AGENT_METHODS, AgentClasses
 from tflint_perf.analysis.api import Effect, Kind
-from tflint_perf.analysis.api.steps import HEAVY_OPS, NEW_GRAPHS, TF1_GRAPH_PARTS
+from tflint_perf.analysis.api.steps import HEAVY_OPS, NEW_GRAPHS, TF1_GRAPH_PARTS, TF1_INITIALIZERS
 from tflint_perf.analysis.exports import defined_in
 from tflint_perf.analysis.reach import Reach
 from tflint_perf.analysis.steps import tensorflow_alias
@@ -83,16 +83,26 @@ class GraphGrowth:
         varying = facts.varying(loop)
         if quiet is None and self._builds_per_call(loop):
             quiet = Reason.RUNS_ONCE, "one op per item, built on each call of its function"
-        if quiet is not None and all(self._depends(op, varying) for op in ops):
-            for op in ops:
+        if quiet is not None:  # one set of ops per item is construction; the same op
+            per_item = [op for op in ops if self._depends(op, varying)]  # every time is not
+            if per_item:  # an initializer built after them covers the new variables
+                per_item += [op for op in ops if self.ctx.call_name(op) in TF1_INITIALIZERS]
+            for op in per_item:
                 self.rule.silent(op, quiet[0], quiet[1])
-            return False
+            ops = [op for op in ops if op not in per_item]
+            if not ops:
+                return False
         by_statement: Dict[cst.CSTNode, List[cst.Call]] = {}
         for op in ops:
             by_statement.setdefault(facts.sem.statement_of(op), []).append(op)
         for _statement, found in by_statement.items():
             self._report_ops(loop, found)
         return True
+
+    def _called_hot(self, func: cst.FunctionDef) -> bool:
+        """A loop of many iterations runs ``func`` (through any helpers)."""
+        hot = self.ctx.shared(Reach).hot(func.body)
+        return hot is not None and bool(hot.calls)
 
     def _adds_ops(self, call: cst.Call) -> bool:
         """A TF op (or a module function that builds ops without running them), or
@@ -144,8 +154,9 @@ class GraphGrowth:
         """(reason, detail) for a loop that builds a graph once: a handful of
         iterations, or one set of ops per layer."""
         facts = self.facts
-        estimate = facts.trips.of(loop)
-        if estimate.size is Size.TINY:
+        estimate = facts.trips.repeats(loop.body)  # the loops around it repeat it too
+        home = facts.sem.function_of(loop)
+        if estimate.size is Size.TINY and (home is None or not self._called_hot(home)):
             return Reason.TINY_LOOP, f"{estimate.why}: one set of ops per item, built once"
         if isinstance(loop, cst.For):
             kinds = {facts.values.binding_kind(b) for b in facts.sem.bindings_of(loop)}
@@ -266,7 +277,7 @@ class GraphGrowth:
             if any(self.ctx.call_name(c) in NEW_GRAPHS for c in facts.calls_under(loop.body)):
                 self.rule.silent(call, Reason.DELIBERATE, "each iteration starts a new graph")
                 continue
-            estimate = facts.trips.of(loop)
+            estimate = facts.trips.repeats(call)  # every loop around the call
             if estimate.count is not None and estimate.count < MIN_TRIALS:
                 self.rule.silent(call, Reason.TINY_LOOP, estimate.why)
                 continue

@@ -173,3 +173,27 @@ def test_possible_callers_match_a_unique_method_name_through_an_unknown_receiver
     ]
     assert g.possible_callers(run) == []  # a name every library uses: sess.run is not Agent.run
     assert g.possible_callers(learn) == []  # two classes define learn: which one is unknown
+
+
+def test_a_function_rebound_to_what_a_wrapper_of_the_module_made_of_it_is_unknown():
+    ctx, g = graph(
+        """
+        import tensorflow as tf
+        def make_runner(*types):
+            def wrap(f):
+                return lambda *args: f(*args)
+            return wrap
+        def resize(img):
+            return img
+        resize = make_runner(float)(resize)
+        def step(x):
+            return x
+        step = tf.function(step)
+        def run():
+            resize(1)
+            step(2)
+        """
+    )
+    assert g.resolve(find(ctx, cst.Call, "resize(1)")) == []  # whatever the wrapper returned
+    step = [f for f in ctx.nodes(cst.FunctionDef) if f.name.value == "step"]
+    assert g.resolve(find(ctx, cst.Call, "step(2)")) == step  # tf.function runs the function

@@ -101,12 +101,27 @@ class CallGraph:
             return []
         if isinstance(func, cst.Name):
             out: List[cst.FunctionDef] = []
-            for binding in self.sem.lookup_name(func):
+            bindings = self.sem.lookup_name(func)
+            if any(self._opaque_wrap(b) for b in bindings):
+                return []  # ``f = wrap(f)``: what runs is what ``wrap`` returned
+            for binding in bindings:
                 out += self._binding_targets(binding, call, depth, direct)
             return _unique(out)
         if isinstance(func, cst.Attribute):
             return self._method_targets(func, call, depth, direct)
         return []
+
+    def _opaque_wrap(self, binding: Binding) -> bool:
+        """``resize = tffunc(np.float32)(resize)``: the name rebound to what a call of
+        code that is no known API made of the function (known wrappers such as
+        ``tf.function`` run the function itself)."""
+        value = binding.value
+        if not binding.plain or not isinstance(value, cst.Call):
+            return False
+        passes_itself = any(
+            isinstance(a.value, cst.Name) and a.value.value == binding.name for a in value.args
+        )
+        return passes_itself and self.ctx.call_name(value) is None
 
     def _binding_targets(self, binding: Binding, call, depth: int, direct: bool):
         statement = binding.statement

@@ -115,6 +115,15 @@ TF1_GRAPH_PARTS = {
     "tensorflow.Variable": "variable",
     "tensorflow.get_variable": "variable",
 }
+# Initializers of the variables that exist when they are built: built after new
+# variables, they cover those too (they cannot be built once before them).
+TF1_INITIALIZERS = frozenset(
+    {
+        "tensorflow.global_variables_initializer",
+        "tensorflow.initialize_all_variables",
+        "tensorflow.local_variables_initializer",
+    }
+)
 # Calls that give what follows a fresh TF1 graph.
 NEW_GRAPHS = frozenset({"tensorflow.Graph", "tensorflow.reset_default_graph"})
 # Ops that add a whole subgraph (anchor of a finding about a helper).
