@@ -9,6 +9,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Tuple, Union
 
 from tflint_perf.analysis import api
 from tflint_perf.analysis.api import Effect, Kind, keras
+from tflint_perf.analysis.cadence import every_n, rare_guard
 from tflint_perf.analysis.calls import CallGraph
 from tflint_perf.analysis.semantic import LOOPS, SCOPE_NODES, SemanticModel
 from tflint_perf.analysis.summaries import Summaries
@@ -25,7 +26,6 @@ from tflint_perf.engine.walk import children, descendants
 GC_COLLECT = "gc.collect"
 # A `gc.collect()` guarded by `if step % N == 0` with N at least this runs
 # rarely enough that its cost is noise.
-RARE_INTERVAL = 100
 # What one training or inference step does (any of them).
 STEP_EFFECTS = (
     Effect.TRAINING,
@@ -173,9 +173,9 @@ class GcCollectInLoop(Rule):
     def _decide(self, node: cst.CSTNode, sites: tuple, seen: FrozenSet) -> Union[PerStep, Quiet]:
         """Whether ``node`` (the collection, or a call of the function holding it)
         runs once per step: through its loops, else its function's callers."""
-        guard = self._guard(node)
-        if guard is not None and guard[1] >= RARE_INTERVAL:
-            return Quiet(Reason.RARELY, f"under `{guard[0]}`: once every {guard[1]} steps")
+        guard = rare_guard(self.ctx, node)
+        if guard is not None:
+            return Quiet(Reason.RARELY, guard)
         loops = self.sem.loops_around(node)
         for loop in loops:
             if self._trial(loop):
@@ -210,23 +210,6 @@ class GcCollectInLoop(Rule):
             where = self._at(loops[0])
             return Quiet(Reason.NOT_DATA, f"the loop{where} runs no training or inference step")
         return Quiet(Reason.RUNS_ONCE, "not in a loop, and no step loop calls its function")
-
-    def _guard(self, node: cst.CSTNode) -> Optional[Tuple[str, int]]:
-        """(``if <x> % N == 0``, N) with a literal N, between ``node`` and its
-        loop (or function)."""
-        for parent in self.ctx.ancestors_of(node):
-            if isinstance(parent, (LOOPS, SCOPE_NODES)):
-                return None
-            if isinstance(parent, cst.If):
-                for sub in [parent.test, *descendants(parent.test)]:
-                    if (
-                        isinstance(sub, cst.BinaryOperation)
-                        and isinstance(sub.operator, cst.Modulo)
-                        and isinstance(sub.right, cst.Integer)
-                    ):
-                        every = int(sub.right.evaluated_value)
-                        return f"if {self.ctx.code(parent.test)}", every
-        return None
 
     # -- what a loop runs ---------------------------------------------------------------
     def _own_steps(self, loop: Loop) -> Steps:
@@ -335,7 +318,7 @@ class GcCollectInLoop(Rule):
         ctx = self.ctx
         name = f"`{dotted(call.func)}()`"
         helper = self.sem.function_of(call) if found.sites else None
-        guard = self._guard(call)
+        guard = every_n(ctx, call)
         every = "on every step" if guard is None else f"every {guard[1]} steps"
         if found.loop is None:
             headline = f"{name} in {found.why}: remove it"

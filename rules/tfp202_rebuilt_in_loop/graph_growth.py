@@ -22,6 +22,7 @@ from typing import Dict, List, Set
 from tflint_perf.analysis.agent_classes import AGENT_METHODS, AgentClasses
 from tflint_perf.analysis.api import Effect, Kind
 from tflint_perf.analysis.api.steps import HEAVY_OPS, NEW_GRAPHS, TF1_GRAPH_PARTS, TF1_INITIALIZERS
+from tflint_perf.analysis.cadence import rare_guard
 from tflint_perf.analysis.exports import defined_in
 from tflint_perf.analysis.reach import Reach
 from tflint_perf.analysis.steps import tensorflow_alias
@@ -250,7 +251,15 @@ class GraphGrowth:
             if agent is not None and self._per_step(func):
                 self._report_helper(func, eager, None, (), agent)
             else:
-                self.rule.silent(eager[0], Reason.RUNS_ONCE, "no loop runs it many times")
+                self._quiet_helper(func, eager[0])
+
+    def _quiet_helper(self, func: cst.FunctionDef, op: cst.Call) -> None:
+        guards = (rare_guard(self.ctx, call) for call in self.facts.graph.callers(func))
+        rare = next((g for g in guards if g is not None), None)
+        if rare is not None:
+            self.rule.silent(op, Reason.RARELY, f"a loop calls it now and then: {rare}")
+        else:
+            self.rule.silent(op, Reason.RUNS_ONCE, "no loop runs it many times")
 
     def _per_step(self, func: cst.FunctionDef, depth: int = 0) -> bool:
         """An agent method an environment loop calls every step (``learn``, ``act``,

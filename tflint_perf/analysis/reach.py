@@ -7,7 +7,8 @@ decorator that may wrap it), a function handed to a compiling wrapper
 caller of which in the module is compiled.
 
 Hot: run more than a handful of times (``Trips``: loops around it that are
-not tiny, all together), in its own function or, through the call graph
+not tiny, all together) and on every iteration (not under ``if step % 500
+== 0``: ``cadence.py``), in its own function or, through the call graph
 (helpers, ``self.method()``, overrides, callables passed as arguments), in
 a function that calls it from such a loop.
 """
@@ -20,6 +21,7 @@ from typing import Dict, Optional, Set, Tuple
 from tflint_perf.analysis import api
 from tflint_perf.analysis.api import Kind
 from tflint_perf.analysis.api.steps import PLAIN_DECORATORS, STRATEGY_RUNNERS
+from tflint_perf.analysis.cadence import rare_guard
 from tflint_perf.analysis.calls import CallGraph
 from tflint_perf.analysis.semantic import SemanticModel
 from tflint_perf.analysis.trips import Size, Trips
@@ -120,6 +122,8 @@ class Reach:
     # -- hot ---------------------------------------------------------------
     def hot(self, node: cst.CSTNode, depth: int = 0) -> Optional[HotLoop]:
         """The loop that runs ``node`` many times, eagerly; None if none does."""
+        if rare_guard(self.ctx, node) is not None:
+            return None  # every 500 steps, once per epoch: not per iteration
         if self.trips.repeats(node).size is not Size.TINY:
             loop = self._repeater(node)
             return HotLoop(loop, ()) if loop is not None else None

@@ -124,6 +124,8 @@ TF1_INITIALIZERS = frozenset(
         "tensorflow.local_variables_initializer",
     }
 )
+# Exceptions that end a pass over the data: their handler runs once per epoch.
+END_OF_DATA = frozenset({"tensorflow.errors.OutOfRangeError", "StopIteration"})
 # Calls that give what follows a fresh TF1 graph.
 NEW_GRAPHS = frozenset({"tensorflow.Graph", "tensorflow.reset_default_graph"})
 # Ops that add a whole subgraph (anchor of a finding about a helper).

@@ -1,0 +1,117 @@
+"""How often code in a loop runs: every iteration, or now and then.
+
+Inside a loop, code under ``if step % 500 == 0:`` runs once every 500
+iterations; code under a throttle, ``if step - last_eval >= every:`` whose
+block sets ``last_eval = step``, once per interval; code in an ``except``
+clause for the end of the data (``tf.errors.OutOfRangeError``,
+``StopIteration``) once per pass over it. Rules that judge what a step
+costs leave such code alone: ``rare_guard(ctx, node)`` says why, or None.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional, Tuple
+
+from tflint_perf.analysis.api.steps import END_OF_DATA
+from tflint_perf.analysis.semantic import LOOPS, SCOPE_NODES
+from tflint_perf.engine import cst
+
+RARE_INTERVAL = 100  # ``% N`` with N at least this: a periodic task, not a step
+
+
+def rare_guard(ctx, node: cst.CSTNode) -> Optional[str]:
+    """Why ``node`` runs only now and then in its loop (None: every time it is reached).
+
+    Looks between ``node`` and its loop or function."""
+    for branch in _between(ctx, node):
+        if isinstance(branch, cst.If):
+            every = _modulo(branch)
+            if every is not None and every >= RARE_INTERVAL:
+                return f"`if {ctx.code(branch.test)}`: once every {every} iterations"
+            why = _throttle(ctx, branch)
+            if why is not None:
+                return why
+        elif isinstance(branch, cst.ExceptHandler) and _end_of_data(ctx, branch):
+            return f"`except {ctx.code(branch.type)}`: once per pass over the data"
+    return None
+
+
+def every_n(ctx, node: cst.CSTNode) -> Optional[Tuple[str, int]]:
+    """(``if step % N == 0``, N) around ``node`` in its loop, a literal N of any size."""
+    for branch in _between(ctx, node):
+        if isinstance(branch, cst.If):
+            every = _modulo(branch)
+            if every is not None:
+                return f"if {ctx.code(branch.test)}", every
+    return None
+
+
+def _between(ctx, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The ``if`` blocks (``node`` in their body, not their ``else``) and ``except``
+    clauses between ``node`` and its loop or function."""
+    child = node
+    for parent in ctx.ancestors_of(node):
+        if isinstance(parent, LOOPS) or isinstance(parent, SCOPE_NODES):
+            return
+        if (isinstance(parent, cst.If) and child is parent.body) or isinstance(
+            parent, cst.ExceptHandler
+        ):
+            yield parent
+        child = parent
+
+
+def _modulo(branch: cst.If) -> Optional[int]:
+    """``if step % 500 == 0`` (or ``not step % 500``): 500."""
+    test = branch.test
+    for sub in [test, *_parts(test)]:
+        if (
+            isinstance(sub, cst.BinaryOperation)
+            and isinstance(sub.operator, cst.Modulo)
+            and isinstance(sub.right, cst.Integer)
+        ):
+            return int(sub.right.evaluated_value)
+    return None
+
+
+def _throttle(ctx, branch: cst.If) -> Optional[str]:
+    """``if now - last >= every:`` whose block sets ``last = now``."""
+    test = branch.test
+    if not (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, (cst.GreaterThanEqual, cst.GreaterThan))
+        and isinstance(test.left, cst.BinaryOperation)
+        and isinstance(test.left.operator, cst.Subtract)
+    ):
+        return None
+    now, last = ctx.code(test.left.left), ctx.code(test.left.right)
+    for statement in branch.body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if (
+                isinstance(small, cst.Assign)
+                and any(ctx.code(t.target) == last for t in small.targets)
+                and ctx.code(small.value) == now
+            ):
+                return f"`if {ctx.code(test)}`: once per interval (`{last}` is reset)"
+    return None
+
+
+def _end_of_data(ctx, handler: cst.ExceptHandler) -> bool:
+    caught = handler.type
+    if caught is None:
+        return False
+    names = caught.elements if isinstance(caught, cst.Tuple) else None
+    exprs = [e.value for e in names] if names is not None else [caught]
+    return any((ctx.qualname(e) or ctx.code(e)) in END_OF_DATA for e in exprs)
+
+
+def _parts(test: cst.BaseExpression):
+    """The operands of a comparison or a ``not`` (where ``step % N`` sits)."""
+    if isinstance(test, cst.Comparison):
+        yield test.left
+        for comparison in test.comparisons:
+            yield comparison.comparator
+    if isinstance(test, cst.UnaryOperation):
+        yield test.expression
