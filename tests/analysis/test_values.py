@@ -268,3 +268,31 @@ def test_a_name_rebound_to_its_own_attribute_in_a_loop_has_no_known_source():
     assert len(reads) == 6  # every read is answered (no RecursionError)
     assert [values.instance_class(n) for n in reads] == [None] * 6
     assert values.constructed_by(parent) is None
+
+
+def test_items_of_a_tuple_a_module_function_returns_and_arrays_of_an_h5py_file():
+    found = kinds(
+        """
+        import h5py
+        def load(path):
+            store = h5py.File(path, "r")
+            return ["a", "b"], store["train_x"], store["train_y"]
+        def load_some(path, many):
+            if many:
+                return load(path)
+            return None
+        def split(path):
+            return load(path) + (1,)
+        words, xs, ys = load("data.h5")
+        a, b, c = load_some("data.h5", True)
+        d, e, f, g = split("data.h5")
+        xs, ys, words, a, e
+        """,
+        "xs",
+        "ys",
+        "words",
+        "a",
+        "e",
+    )
+    # a list, two arrays; no tuple spelled out in one return (or not a tuple at all): unknown
+    assert found == [Kind.ARRAY, Kind.ARRAY, Kind.LIST, Kind.UNKNOWN, Kind.UNKNOWN]

@@ -177,7 +177,25 @@ class Values:
                 return _element_of_tuple(facts.returns, len(path))
             if _is_builtin(source, "zip", "enumerate"):
                 return self._iterated(source, path[1:], depth) if len(path) > 1 else Kind.UNKNOWN
+            if len(path) == 1:
+                return self._returned_item(source, path[0], depth)
         return Kind.UNKNOWN
+
+    def _returned_item(self, call: cst.Call, index: int, depth: int) -> Kind:
+        """Item ``index`` of what a module function returns as a tuple, when every
+        ``return`` of it spells one out (``return words, train_x, train_y``)."""
+        kinds = set()
+        for func in self._graph().resolve(call):
+            for ret in self.returns(func):
+                items = ret.value
+                if not isinstance(items, (cst.Tuple, cst.List)) or any(
+                    isinstance(e, cst.StarredElement) for e in items.elements
+                ):
+                    return Kind.UNKNOWN
+                if index >= len(items.elements):
+                    return Kind.UNKNOWN
+                kinds.add(self.kind(items.elements[index].value, depth + 1))
+        return kinds.pop() if len(kinds) == 1 else Kind.UNKNOWN
 
     def _iterated(self, iterable, path: tuple, depth: int) -> Kind:
         """The kind of what ``for target in iterable`` binds at ``path``."""
@@ -311,6 +329,8 @@ class Values:
             return Kind.TENSOR if base is Kind.VARIABLE else base
         if base in (Kind.LIST, Kind.ITERATOR):
             return self.element_kind(expr.value, depth)
+        if base is Kind.ARRAY_STORE:
+            return Kind.ARRAY
         return Kind.UNKNOWN
 
     # -- classes and instances ----------------------------------------------------

@@ -35,6 +35,7 @@ class Kind(enum.Enum):
     STRING = "string"
     LIST = "list"  # a Python list or tuple (of anything)
     DICT = "dict"
+    ARRAY_STORE = "array store"  # named arrays read by key (``h5py.File``): each one an array
     DATASET = "dataset"  # a tf.data pipeline
     ITERATOR = "iterator"  # an iterator over a pipeline
     KERAS_MODEL = "keras model"
