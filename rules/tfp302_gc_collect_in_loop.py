@@ -24,8 +24,6 @@ from tflint_perf.engine.verification import Verification
 from tflint_perf.engine.walk import children, descendants
 
 GC_COLLECT = "gc.collect"
-# A `gc.collect()` guarded by `if step % N == 0` with N at least this runs
-# rarely enough that its cost is noise.
 # What one training or inference step does (any of them).
 STEP_EFFECTS = (
     Effect.TRAINING,
@@ -87,8 +85,10 @@ class GcCollectInLoop(Rule):
     `on_epoch_end`), after the loop, in a loop of a handful of iterations,
     in a loop that starts a new trial each iteration (calls
     `clear_session()` or builds a new model, as hyper-parameter searches
-    do), under a guard such as `if step % 1000 == 0` that runs the
-    collection at most once every 100 steps, and for the cheap
+    do), under a guard that runs it now and then (`if step % 1000 == 0`,
+    with an interval of at least 100 steps; a throttle `if step - last >=
+    every: last = step`; an `except tf.errors.OutOfRangeError:` at the end
+    of each pass over the data), and for the cheap
     young-generation passes `gc.collect(0)` and `gc.collect(1)`.
 
     ## Why is this bad?

@@ -70,9 +70,14 @@ class RebuiltInLoop(Rule):
       default graph, called once per trial of at least three; a whole TF1
       graph (`tf.Graph()`, a session, placeholders) rebuilt on every
       iteration although nothing it is built from changes. Construction is
-      not growth: a loop of a handful of iterations or over layers that
-      builds one set of ops per item, a loop that builds a graph without
-      running it, a loop that only runs ops built before it, ops built on
+      not growth: a loop of a handful of iterations (all loops around it
+      together, in a function no hot loop runs) or over layers that builds
+      one set of ops per item (an initializer built after the item's new
+      variables included; the same op on every iteration is still
+      reported), a loop that builds a graph without running it, a loop that
+      only runs ops built before it, a helper that only code run now and
+      then calls (`if step % 1000 == 0`, a throttle that resets its mark, an
+      `except` for the end of the data), ops built on
       the first call only and kept (`if self.op is None:`,
       `if key not in cache:`), and functions that build in a `tf.Graph()`
       of their own or reset the default graph.

@@ -84,8 +84,9 @@ class GraphGrowth:
         varying = facts.varying(loop)
         if quiet is None and self._builds_per_call(loop):
             quiet = Reason.RUNS_ONCE, "one op per item, built on each call of its function"
-        if quiet is not None:  # one set of ops per item is construction; the same op
-            per_item = [op for op in ops if self._depends(op, varying)]  # every time is not
+        if quiet is not None:
+            # One set of ops per item is construction; the same op every time is not.
+            per_item = [op for op in ops if self._depends(op, varying)]
             if per_item:  # an initializer built after them covers the new variables
                 per_item += [op for op in ops if self.ctx.call_name(op) in TF1_INITIALIZERS]
             for op in per_item:

@@ -39,3 +39,18 @@ def test_every_n_gives_small_intervals_too():
     ctx, call = in_loop("if step % 10 == 0:", "|work()")
     assert every_n(ctx, call) == ("if step % 10 == 0", 10)
     assert rare_guard(ctx, call) is None
+
+
+@pytest.mark.parametrize(
+    "test, every",
+    [
+        ("step % 500 == 0 and step > 0", 500),  # the period with another condition
+        ("0 == step % 500", 500),
+        ("step % 500 != 0", None),  # the other 499 iterations
+        ("step % 500", None),
+    ],
+)
+def test_where_the_period_sits_in_the_test(test, every):
+    ctx, call = in_loop(f"if {test}:", "|work()")
+    found = every_n(ctx, call)
+    assert (found[1] if found else None) == every

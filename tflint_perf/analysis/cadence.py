@@ -15,6 +15,7 @@ from typing import Iterator, Optional, Tuple
 from tflint_perf.analysis.api.steps import END_OF_DATA
 from tflint_perf.analysis.semantic import LOOPS, SCOPE_NODES
 from tflint_perf.engine import cst
+from tflint_perf.engine.walk import descendants
 
 RARE_INTERVAL = 100  # ``% N`` with N at least this: a periodic task, not a step
 
@@ -61,15 +62,26 @@ def _between(ctx, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 
 
 def _modulo(branch: cst.If) -> Optional[int]:
-    """``if step % 500 == 0`` (or ``not step % 500``): 500."""
-    test = branch.test
-    for sub in [test, *_parts(test)]:
-        if (
-            isinstance(sub, cst.BinaryOperation)
-            and isinstance(sub.operator, cst.Modulo)
-            and isinstance(sub.right, cst.Integer)
-        ):
-            return int(sub.right.evaluated_value)
+    """N of ``step % N == 0`` or ``not step % N`` anywhere in the test (``... and
+    step > 0`` included): the block runs on one iteration in N. Not ``step % N``
+    alone or ``!= 0``, which run on the others."""
+    for sub in [branch.test, *descendants(branch.test)]:
+        operands: Tuple[cst.BaseExpression, ...]
+        if isinstance(sub, cst.Comparison) and len(sub.comparisons) == 1:
+            if not isinstance(sub.comparisons[0].operator, cst.Equal):
+                continue
+            operands = (sub.left, sub.comparisons[0].comparator)
+        elif isinstance(sub, cst.UnaryOperation) and isinstance(sub.operator, cst.Not):
+            operands = (sub.expression,)
+        else:
+            continue
+        for operand in operands:
+            if (
+                isinstance(operand, cst.BinaryOperation)
+                and isinstance(operand.operator, cst.Modulo)
+                and isinstance(operand.right, cst.Integer)
+            ):
+                return int(operand.right.evaluated_value)
     return None
 
 
@@ -105,13 +117,3 @@ def _end_of_data(ctx, handler: cst.ExceptHandler) -> bool:
     names = caught.elements if isinstance(caught, cst.Tuple) else None
     exprs = [e.value for e in names] if names is not None else [caught]
     return any((ctx.qualname(e) or ctx.code(e)) in END_OF_DATA for e in exprs)
-
-
-def _parts(test: cst.BaseExpression):
-    """The operands of a comparison or a ``not`` (where ``step % N`` sits)."""
-    if isinstance(test, cst.Comparison):
-        yield test.left
-        for comparison in test.comparisons:
-            yield comparison.comparator
-    if isinstance(test, cst.UnaryOperation):
-        yield test.expression
