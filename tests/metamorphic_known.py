@@ -412,54 +412,6 @@ KNOWN_FAILURES = {
     "TFP102/bad_valid_window_sum.py:method:1": (
         "TFP102 loses the finding when the loop moves into a method calling its body as `self.step()`"
     ),
-    "TFP103/bad_append_in_branches.py:helper:0": (
-        "TFP103 loses its 4 findings when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP103/bad_append_in_branches.py:method:0": (
-        "TFP103 loses its 4 findings when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP103/bad_concat_each_batch.py:helper:0": (
-        "TFP103 loses the finding when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP103/bad_concat_each_batch.py:method:0": (
-        "TFP103 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP103/bad_grid_rows.py:helper:0": (
-        "TFP103 loses its 2 findings when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP103/bad_grid_rows.py:method:0": (
-        "TFP103 loses its 2 findings when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP103/bad_numpy_growth.py:helper:0": (
-        "TFP103 finds 2 of 3 when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP103/bad_numpy_growth.py:helper:1": (
-        "TFP103 finds 2 of 3 when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP103/bad_numpy_growth.py:helper:2": (
-        "TFP103 finds 2 of 3 when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP103/bad_numpy_growth.py:method:0": (
-        "TFP103 finds 2 of 3 when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP103/bad_numpy_growth.py:method:1": (
-        "TFP103 finds 2 of 3 when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP103/bad_numpy_growth.py:method:2": (
-        "TFP103 finds 2 of 3 when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP103/bad_restack_growing_list.py:helper:0": (
-        "TFP103 loses the finding when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP103/bad_restack_growing_list.py:method:0": (
-        "TFP103 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP103/bad_seventeen_iterations.py:helper:0": (
-        "TFP103 loses the finding when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP103/bad_seventeen_iterations.py:method:0": (
-        "TFP103 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
     "TFP103/ok_few_iterations.py:range:all": (
         "TFP103 reports 1 on the near miss when `range(n)` is written `range(0, n)`"
     ),

@@ -10,7 +10,7 @@ from conftest import ROOT
 
 from tflint_perf.docs import expected_pages
 from tflint_perf.engine.linter import lint_source
-from tflint_perf.engine.names import ImportTable
+from tflint_perf.engine.names import ImportTable, place
 from tflint_perf.engine.rule import DOC_SECTIONS
 from tflint_perf.rules import all_rules
 
@@ -75,6 +75,23 @@ def _qual(source, expr):
 )
 def test_qualified_names(source, expr, expected):
     assert _qual(source, expr) == expected
+
+
+@pytest.mark.parametrize(
+    "expr, expected",
+    [
+        ("x", "x"),
+        ("self.images", "self.images"),
+        ("log['loss']", "log['loss']"),
+        ("self.hist['loss'][0]", "self.hist['loss'][0]"),
+        ("log[key]", None),  # a computed key: another slot on each read
+        ("log['a', 'b']", None),
+        ("x[1:2]", None),
+        ("f().x", None),
+    ],
+)
+def test_a_place_is_a_name_with_literal_keys(expr, expected):
+    assert place(cst.parse_expression(expr)) == expected
 
 
 @pytest.mark.parametrize("rule", all_rules(), ids=lambda r: r.code)

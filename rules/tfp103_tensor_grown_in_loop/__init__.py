@@ -18,11 +18,18 @@ class TensorGrownInLoop(Rule):
     tf.stack(pieces)` / `tf.concat(pieces)` inside the same loop that
     appends to `pieces`.
 
-    The growing array may be tested for emptiness (`if x.size == 0`,
-    `len(x) == 0`, `x is None`), grown in several branches, and copied
-    whole into a second result (a row of images added to a grid).
+    The growing array may be a name, an attribute (`self.images`) or a
+    slot with a literal key (`log["loss"]`); it may be tested for emptiness
+    (`if x.size == 0`, `len(x) == 0`, `x is None`), grown in several
+    branches or in one arm of `piece if x is None else np.concatenate([x,
+    piece])`, and copied whole into a second result (a row of images added
+    to a grid). Growth of state that outlives a call (an attribute of
+    `self`, a `global` or `nonlocal` name, a slot of a container the
+    function does not bind) counts in a function that a loop runs once per
+    iteration, through the call graph (`replay.remember(...)` per step).
 
     It stays silent when the concatenation happens once after the loop,
+    when a function grows its own local (it starts anew on each call),
     when the loop reads the growing tensor for its own work (a DenseNet
     block, an autoregressive decoder: each step needs the whole prefix),
     and when the loop runs only a handful of times (the trip-count estimate
@@ -83,7 +90,7 @@ class TensorGrownInLoop(Rule):
         self.assigns: List[cst.Assign] = []
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if isinstance(node.value, cst.Call) and len(node.targets) == 1:
+        if isinstance(node.value, (cst.Call, cst.IfExp)) and len(node.targets) == 1:
             self.assigns.append(node)
 
     def finish(self) -> None:

@@ -8,15 +8,18 @@ inside the loop that appends to ``pieces``.
 
 from __future__ import annotations
 
+import re
 from typing import List, Optional
 
 from tflint_perf.analysis.api import arraymath as am
 from tflint_perf.analysis.functions import TfFunctions
+from tflint_perf.analysis.reach import Reach
+from tflint_perf.analysis.scopes import first_param
 from tflint_perf.analysis.semantic import BindingKind, SemanticModel
 from tflint_perf.analysis.testcode import is_test_module
 from tflint_perf.analysis.trips import Trips
 from tflint_perf.engine import cst
-from tflint_perf.engine.names import dotted
+from tflint_perf.engine.names import place
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.walk import descendants
 
@@ -43,24 +46,42 @@ class Growth:
         self.ctx = rule.ctx
         self.sem: SemanticModel = self.ctx.shared(SemanticModel)
         self.trips: Trips = self.ctx.shared(Trips)
+        self.reach: Reach = self.ctx.shared(Reach)
 
     def run(self, assigns: List[cst.Assign]) -> None:
         rule, ctx = self.rule, self.ctx
         test_module = is_test_module(ctx)
         for assign in assigns:
-            call = assign.value
-            join = _join(ctx, call)
-            target = dotted(assign.targets[0].target)
-            if not join or target is None or not call.args:  # type: ignore[attr-defined]
+            call = next((v for v in branches(assign.value) if _join(ctx, v)), None)
+            target = place(assign.targets[0].target)
+            if call is None or target is None or not call.args:
                 continue
+            join = _join(ctx, call)
             if test_module:
                 rule.silent(call, Reason.TEST_CODE)
                 continue
             loops = self.sem.loops_around(assign)
-            if not loops:
-                rule.silent(call, Reason.RUNS_ONCE, "not in a loop")
-                continue
-            loop = loops[0]
+            region: cst.CSTNode
+            loop: cst.CSTNode
+            via: Optional[cst.FunctionDef] = None
+            if loops:
+                region = loop = loops[0]
+            else:
+                # Kept between calls (an attribute of self, a global, a closure's
+                # variable): a function run per iteration of a loop grows it there.
+                func = self.sem.function_of(assign)
+                if func is None or not self._outlives_call(func, target):
+                    rule.silent(call, Reason.RUNS_ONCE, "not in a loop (a local: anew per call)")
+                    continue
+                hot = self.reach.hot(assign)
+                if hot is None or not hot.calls:
+                    if self.reach.in_a_loop(assign):
+                        why = "its function runs a handful of times (or now and then)"
+                        rule.silent(call, Reason.TINY_LOOP, why)
+                    else:
+                        rule.silent(call, Reason.RUNS_ONCE, "not in a loop")
+                    continue
+                region, loop, via = func, hot.loop, func
             estimate = self.trips.of(loop)
             if estimate.tiny:
                 rule.silent(call, Reason.TINY_LOOP, estimate.why)
@@ -70,14 +91,29 @@ class Growth:
                 continue
             found = None
             if join != "stack":
-                found = self._self_concat(call, join, target, loop)
+                found = self._self_concat(call, join, target, region)
             if found is None and join in _RESTACKS:
-                found = self._restack(assign, call, target, loop)
+                found = self._restack(assign, call, target, region)
             if found is None:
                 continue
             line = ctx.line_ref(ctx.position(loop).start.line)
-            headline, detail = self._message(assign, call, found, line)
+            headline, detail = self._message(assign, call, found, line, via)
             rule.report(call, message=headline, detail=detail)
+
+    def _outlives_call(self, func, target: str) -> bool:
+        """Whether ``target`` keeps its value from one call of ``func`` to the next:
+        state of the method's object (``self.x``), a ``global`` or ``nonlocal``
+        name, or a slot of a container the function does not bind (``log['loss']``)."""
+        root = re.split(r"[.\[]", target, maxsplit=1)[0]
+        scope = self.sem.scope(func)
+        if root in scope.globals or root in scope.nonlocals:
+            return True
+        if root == target:
+            return False  # a plain name assigned here is the call's own local
+        if root == first_param(func) and self.sem.method_class(func) is not None:
+            return True
+        local = [b for b in scope.bindings.get(root, ()) if b.kind is not BindingKind.MUTATION]
+        return not local
 
     # -- x = concat([x, piece]) ----------------------------------------------------
     def _self_concat(self, call, join: str, target: str, loop) -> Optional[str]:
@@ -88,11 +124,16 @@ class Growth:
             return None
         own = []
         for binding in self.sem.bindings_in(loop):
-            value = binding.value
-            if binding.name == target and binding.plain and isinstance(value, cst.Call):
+            statement = binding.statement
+            if not (isinstance(statement, cst.Assign) and len(statement.targets) == 1):
+                continue
+            written = statement.targets[0].target
+            if place(written) != target:
+                continue
+            for value in branches(statement.value):
                 piece = self._own_piece(value, _join(self.ctx, value), target)
                 if piece is not None:
-                    own += [binding.node, piece]
+                    own += [written, piece]
         if self._reads_elsewhere(loop, target, own):
             self.rule.silent(call, Reason.SEQUENTIAL, f"the loop reads `{target}` for its work")
             return None
@@ -106,13 +147,13 @@ class Growth:
             return None
         first = call.args[0].value
         if join == "append":
-            return first if dotted(first) == target else None
+            return first if place(first) == target else None
         if not isinstance(first, (cst.List, cst.Tuple)):
             return None
-        parts = [dotted(e.value) for e in first.elements]
+        parts = [place(e.value) for e in first.elements]
         if parts.count(target) != 1 or len(parts) < 2:
             return None
-        return next(e.value for e in first.elements if dotted(e.value) == target)
+        return next(e.value for e in first.elements if place(e.value) == target)
 
     # -- t = stack(pieces) of a list growing in the loop ---------------------------------
     def _restack(self, assign, call, target: str, loop) -> Optional[str]:
@@ -141,17 +182,30 @@ class Growth:
         """Whether the loop reads ``target`` anywhere but at the ``own`` nodes
         (the assignment target and the piece that is the array itself)."""
         inside = {id(n) for node in own for n in [node, *descendants(node)]}
+        # ``log`` of ``log['loss']``: read whole (or at a computed key), it reads the array.
+        container = target.split("[", 1)[0] if "[" in target else None
         roots = [loop.test] if isinstance(loop, cst.While) else []
-        roots.append(loop.body)
+        roots.append(loop.body)  # a loop's, or a function's run per iteration
         for root in roots:
             for n in [root, *descendants(root)]:
-                if id(n) in inside or not isinstance(n, (cst.Name, cst.Attribute)):
+                if id(n) in inside or not isinstance(n, (cst.Name, cst.Attribute, cst.Subscript)):
                     continue
-                if dotted(n) != target:
-                    continue
+                spelled = place(n)
                 parent = self.ctx.parent(n)
+                if (
+                    container is not None
+                    and spelled == container
+                    and not (
+                        isinstance(parent, cst.Subscript) and parent.value is n and place(parent)
+                    )
+                ):
+                    return True
+                if spelled != target:
+                    continue
                 if isinstance(parent, cst.AssignTarget) and parent.target is n:
                     continue
+                if isinstance(parent, cst.NameItem):
+                    continue  # `nonlocal x`: a declaration, not a read
                 if isinstance(parent, cst.Attribute) and parent.attr is n:
                     continue
                 if _is_none_test(parent) or self._emptiness_test(n) or self._copied_whole(n):
@@ -198,7 +252,7 @@ class Growth:
         return False
 
     # -- the message -------------------------------------------------------------------
-    def _message(self, assign, call, found: str, line: str):
+    def _message(self, assign, call, found: str, line: str, via=None):
         qual = self.ctx.call_name(call) or ""
         func = next(
             (a for a in self.ctx.ancestors_of(assign) if isinstance(a, cst.FunctionDef)), None
@@ -219,16 +273,30 @@ class Growth:
             )
         if restack:
             short = "stack once after the loop"
-        headline = f"{found} in every iteration of the loop at {line}: {short}"
-        if len(headline) > LIMIT:
-            headline = f"{found} in the loop at {line}: {short}"
-        if len(headline) > LIMIT:
-            headline = f"{found} in a loop: {short}"
+        if via is not None:
+            wheres = [f"on every call of `{via.name.value}` from the loop at {line}"]
+            wheres += [f"in `{via.name.value}`, called in a loop", "in a function called in a loop"]
+            advice += f"\n`{via.name.value}` runs once per iteration of the loop at {line}."
+        else:
+            wheres = [f"in every iteration of the loop at {line}", f"in the loop at {line}"]
+            wheres.append("in a loop")
+        headline = ""
+        for where in wheres:
+            headline = f"{found} {where}: {short}"
+            if len(headline) <= LIMIT:
+                break
         detail = (
             "Each iteration copies everything gathered so far: n iterations copy O(n^2) "
             f"elements instead of O(n).\n{advice}"
         )
         return headline, detail
+
+
+def branches(value) -> list:
+    """The values an assignment may store: both arms of ``a if test else b``."""
+    if isinstance(value, cst.IfExp):
+        return branches(value.body) + branches(value.orelse)
+    return [value]
 
 
 def _is_none_test(node) -> bool:

@@ -59,6 +59,25 @@ def dotted(expr: cst.BaseExpression) -> Optional[str]:
     return ".".join(reversed(parts))
 
 
+def place(expr: cst.BaseExpression) -> Optional[str]:
+    """Where a value is stored, as text: a dotted name (``self.images``) or one
+    with literal keys (``log['loss']``, ``boxes[0]``); None for anything else
+    (a computed key names a different slot on each read)."""
+    if isinstance(expr, cst.Subscript):
+        base = place(expr.value)
+        if base is None or len(expr.slice) != 1:
+            return None
+        index = expr.slice[0].slice
+        key = index.value if isinstance(index, cst.Index) else None
+        if not isinstance(key, (cst.SimpleString, cst.Integer)):
+            return None
+        return f"{base}[{key.value}]"
+    if isinstance(expr, cst.Attribute):
+        base = place(expr.value)
+        return f"{base}.{expr.attr.value}" if base is not None else None
+    return expr.value if isinstance(expr, cst.Name) else None
+
+
 def _module_name(expr) -> Optional[str]:
     return dotted(expr) if expr is not None else None
 
