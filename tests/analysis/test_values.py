@@ -296,3 +296,33 @@ def test_items_of_a_tuple_a_module_function_returns_and_arrays_of_an_h5py_file()
     )
     # a list, two arrays; no tuple spelled out in one return (or not a tuple at all): unknown
     assert found == [Kind.ARRAY, Kind.ARRAY, Kind.LIST, Kind.UNKNOWN, Kind.UNKNOWN]
+
+
+def test_a_keras_symbolic_tensor_is_told_through_layers_models_and_ops():
+    ctx = context(
+        """
+        import numpy as np
+        import tensorflow as tf
+        from tensorflow.keras import layers
+
+        class Block(tf.keras.Model):
+            def call(self, x):
+                return x
+
+        inputs = tf.keras.Input(shape=(8,))
+        x = layers.Dense(4)(inputs)
+        for _ in range(depth):
+            x = Block()(x)
+        joined = tf.concat([x, inputs], axis=-1) + 1
+        ends = {}
+        ends["top"] = joined
+        head = layers.Dense(2)(ends["top"])
+        data = np.ones((2, 8))
+        y = Block()(data)
+        use(x, joined, head, data, y)
+        """
+    )
+    values = ctx.shared(Values)
+    last = {n.value: n for n in ctx.nodes(cst.Name)}
+    spelled = ("x", "joined", "head", "data", "y")
+    assert [values.symbolic(last[n]) for n in spelled] == [True, True, True, False, False]

@@ -194,7 +194,10 @@ class Summaries:
                 return effects, data_argument(call)
             return effects, None
         if self.values.kind(func) is Kind.KERAS_MODEL:
-            return api.method_effects(Kind.KERAS_MODEL, "__call__"), data_argument(call)
+            data = data_argument(call)
+            if self.values.symbolic(data):
+                return Effect.NONE, None  # wiring a functional model: nothing runs
+            return api.method_effects(Kind.KERAS_MODEL, "__call__"), data
         if self._iterates_a_dataset(call):
             return Effect.INITS_RUNTIME, None
         return Effect.NONE, None

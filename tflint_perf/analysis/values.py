@@ -18,7 +18,7 @@ from typing import Dict, List, Optional, Set
 
 from tflint_perf.analysis import api
 from tflint_perf.analysis.api import Kind
-from tflint_perf.analysis.api.keras import LAYER_BASES, MODEL_BASES
+from tflint_perf.analysis.api.keras import INPUT_LAYERS, LAYER_BASES, MODEL_BASES
 from tflint_perf.analysis.api.tables import SAME_KIND
 from tflint_perf.analysis.api.tensorflow import TF_FUNCTION, TYPE_ANNOTATIONS, WHERE
 from tflint_perf.analysis.semantic import Binding, BindingKind, SemanticModel
@@ -36,6 +36,7 @@ _ARRAYS = (Kind.TENSOR, Kind.ARRAY, Kind.VARIABLE)
 _DEPTH = 12
 _ALIASES = 5  # names for one class or object followed (a = b; c = a)
 _PENDING = object()
+_SYMBOLIC_STEPS = 50  # values followed to tell a Keras symbolic tensor
 
 
 class Values:
@@ -114,6 +115,34 @@ class Values:
             return kinds.pop()
         kinds.discard(Kind.NONE)  # ``x = None`` first, the real value later
         return kinds.pop() if len(kinds) == 1 else Kind.UNKNOWN
+
+    def symbolic(self, expr: Optional[cst.CSTNode], seen: Optional[Set[int]] = None) -> bool:
+        """Whether ``expr`` may hold a Keras symbolic tensor: a ``keras.Input``, or
+        what a call (a layer, a model, an op, a helper) returns given one, stored
+        in a container or not (a functional model being wired, not run). Any
+        binding that reaches it counts: wiring code does not mix data into the
+        same variable."""
+        seen = set() if seen is None else seen
+        if expr is None or id(expr) in seen or len(seen) > _SYMBOLIC_STEPS:
+            return False
+        seen.add(id(expr))
+        if isinstance(expr, cst.Name):
+            return any(b.plain and self.symbolic(b.value, seen) for b in self.sem.origins(expr))
+        if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name):
+            stored = [b.statement for b in self.sem.lookup_name(expr.value)]
+            stored = [s.value for s in stored if isinstance(s, cst.Assign)]  # ``ends[k] = x``
+            return any(self.symbolic(v, seen) for v in stored)
+        if isinstance(expr, (cst.List, cst.Tuple)):
+            return any(self.symbolic(e.value, seen) for e in expr.elements)
+        if isinstance(expr, cst.BinaryOperation):
+            return self.symbolic(expr.left, seen) or self.symbolic(expr.right, seen)
+        if not isinstance(expr, cst.Call):
+            return False
+        qualname = self.ctx.call_name(expr)
+        if qualname in INPUT_LAYERS:
+            return True
+        # Layers, models, ops and helpers given a symbolic tensor return one.
+        return any(a.keyword is None and self.symbolic(a.value, seen) for a in expr.args)
 
     def binding_kind(self, binding: Binding, depth: int = 0) -> Kind:
         kind = binding.kind
