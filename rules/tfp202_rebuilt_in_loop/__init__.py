@@ -45,8 +45,12 @@ class RebuiltInLoop(Rule):
       Also a Keras layer constructed inside a layer's or model's `call()`
       (or a function `call()` runs), so on every forward pass: build it in
       `__init__` or `build`. Not a layer built on the first call only
-      (`if not hasattr(self, "dense"):`) nor one built in `build()` (Keras
-      runs it once, also when `call()` runs it lazily).
+      (`if not hasattr(self, "dense"):`, or `if not self._built:
+      self._wire()` with a method that sets `self._built`) nor one built in
+      `build()` (Keras runs it once, also when `call()` runs it lazily). A
+      loop that wires a functional model (`x = Block()(x)` from a
+      `keras.Input`) builds it once: nothing runs there, so it is no step
+      loop.
     - **Searches over models**: a new Keras model trained on every iteration
       (a hyper-parameter search, cross-validation folds, a library factory
       whose result gets `compile(optimizer=...)`/`fit(..., epochs=...)`, or

@@ -165,13 +165,16 @@ class PerBatch:
                 self._report_forward(cls, call_method, func, item)
 
     def _callees(self, func: cst.FunctionDef) -> List[cst.FunctionDef]:
-        """Module functions ``call()`` runs (helpers building layers), not methods of
-        other layers (their own ``call`` is judged in their class)."""
+        """Module functions ``call()`` runs on every pass (helpers building layers),
+        not methods of other layers (their own ``call`` is judged in their class)."""
         out: List[cst.FunctionDef] = []
         todo = [func]
         while todo and len(out) < 20:
             caller = todo.pop()
             for call in self.facts.graph.calls_in(caller):
+                if self.facts.lazy(call):  # ``if not self._built: self._build()``
+                    self.rule.silent(call, Reason.RUNS_ONCE, "run on the first pass only")
+                    continue
                 for callee in self.facts.graph.resolve(call):
                     name = callee.name.value
                     if callee in out or callee is func or name in FORWARD_METHODS:

@@ -11,9 +11,14 @@ from __future__ import annotations
 
 from typing import Dict, Optional, Set
 
+from tflint_perf.analysis.calls import CallGraph
+from tflint_perf.analysis.scopes import first_param
 from tflint_perf.analysis.semantic import SemanticModel
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import dotted
+from tflint_perf.engine.walk import descendants
+
+_METHOD_DEPTH = 2  # methods followed from a first-call block to what they set
 
 
 class FirstCall:
@@ -39,9 +44,11 @@ class FirstCall:
             known = self._guards[block] = unset is not None and unset in self._set_in(block.body)
         return known
 
-    def _set_in(self, block: cst.CSTNode) -> Set[str]:
+    def _set_in(self, block: cst.CSTNode, depth: int = 0) -> Set[str]:
         """Names and attributes ``block`` sets, and containers it stores into
-        (``cache[k] = v`` sets ``cache``, ``self.cache[k] = v`` sets ``self.cache``)."""
+        (``cache[k] = v`` sets ``cache``, ``self.cache[k] = v`` sets ``self.cache``);
+        with the attributes of ``self`` that the methods it calls on ``self`` set
+        (``self._build()`` setting ``self._built = True``)."""
         out: Set[str] = set()
         for binding in self.sem.bindings_in(block):
             out.add(binding.name)
@@ -50,6 +57,20 @@ class FirstCall:
                 for target in statement.targets:
                     if isinstance(target.target, cst.Subscript):
                         out.add(dotted(target.target.value) or "")
+        if depth >= _METHOD_DEPTH:
+            return out
+        graph: CallGraph = self.ctx.shared(CallGraph)
+        for call in descendants(block, skip_scopes=True):
+            if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)):
+                continue
+            receiver = dotted(call.func.value)
+            for method in graph.resolve(call) if receiver is not None else ():
+                own = first_param(method)
+                if own is None or self.sem.method_class(method) is None:
+                    continue
+                for name in self._set_in(method.body, depth + 1):
+                    if name.startswith(own + "."):
+                        out.add(f"{receiver}{name[len(own) :]}")
         return out
 
 
