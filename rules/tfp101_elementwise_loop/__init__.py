@@ -72,7 +72,8 @@ class ElementwiseLoop(Rule):
     on online updates (an array read whole and written per step); on text
     (string formatting, comparisons with strings, vocabulary decoding,
     `join`), on list padding (`seq + [0] * (n - len(seq))`), on multi-hot
-    encoding of token-id sequences (ragged lists), Python lists being built,
+    encoding of token-id sequences (ragged lists), elements tested for
+    `None` (a shape's sizes: no numeric array holds None), Python lists being built,
     work lists handed to `pool.map`, and a linear solve or decomposition per
     row; and on convolution and pooling nests, which TFP102 reports.
 

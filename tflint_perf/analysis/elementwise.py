@@ -55,6 +55,7 @@ class Blocker(enum.Enum):
     STATEMENT = ("a statement the rule does not follow", Reason.UNRESOLVED)
     CALL = ("a call the file does not show to be array math", Reason.UNRESOLVED)
     MEMBERSHIP = ("membership tests on Python containers", Reason.NOT_DATA)
+    OPTIONAL = ("elements tested for None: Python values, not numbers", Reason.NOT_DATA)
     OBJECT_STATE = ("object state changed per element", Reason.SEQUENTIAL)
     RECURRENCE = ("a value carried to the next iteration", Reason.SEQUENTIAL)
 
@@ -282,9 +283,22 @@ class LoopFacts(ElementReads):
             return Blocker.CALL
         if isinstance(n, cst.ComparisonTarget) and isinstance(n.operator, (cst.In, cst.NotIn)):
             return Blocker.MEMBERSHIP  # Python containers
+        if isinstance(n, cst.Comparison) and self._none_test_of_element(n):
+            return Blocker.OPTIONAL  # -1 if d is None else d: no array holds None
         if isinstance(n, (cst.AssignTarget, cst.AugAssign)) and self._object_state(n.target):
             return Blocker.OBJECT_STATE
         return None
+
+    def _none_test_of_element(self, test: cst.Comparison) -> bool:
+        """``d is None`` / ``shape[i] is not None`` on an element (or a value made
+        from one): numeric arrays never hold None, so these are Python values."""
+        return (
+            len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
+            and isinstance(test.comparisons[0].comparator, cst.Name)
+            and test.comparisons[0].comparator.value == "None"
+            and self.uses_element(test.left)
+        )
 
     def _object_state(self, target) -> bool:
         """``self.x = v``, or ``self.w[1:] += v`` while the body calls a method of the
