@@ -160,3 +160,19 @@ def test_a_call_of_a_function_whose_returns_are_literals(body, size, count):
         """
     found = estimate(source)
     assert (found.size, found.count) == (size, count), found.why
+
+
+@pytest.mark.parametrize(
+    "assign, size, count",
+    [
+        ("a, b = (f(r) for r in rows)", Size.TINY, 2),
+        ("[a, b, c] = [f(r) for r in rows]", Size.TINY, 3),
+        ("a, *rest = (f(r) for r in rows)", Size.UNKNOWN, None),  # a star takes any number
+        ("pair = (f(r) for r in rows)", Size.UNKNOWN, None),
+    ],
+)
+def test_a_comprehension_unpacked_into_names_runs_once_per_name(assign, size, count):
+    ctx = context(f"rows = load()\n{assign}\n")
+    loop = next(iter(ctx.nodes(cst.GeneratorExp) or ctx.nodes(cst.ListComp)))
+    found = ctx.shared(Trips).of(loop)
+    assert (found.size, found.count) == (size, count), found.why

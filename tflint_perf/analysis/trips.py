@@ -142,6 +142,9 @@ class Trips:
         if isinstance(loop, cst.While):
             return self._while(loop)
         if isinstance(loop, COMPREHENSIONS):
+            names = self._unpacked_into(loop)
+            if names is not None:
+                return _counted(names, f"unpacked into {names} names")
             estimate = self.iterable(loop.for_in.iter)
             inner = loop.for_in.inner_for_in
             while inner is not None and estimate.size is not Size.DATA:
@@ -152,6 +155,20 @@ class Trips:
         if isinstance(loop, cst.For):
             return self.iterable(loop.iter)
         return UNKNOWN
+
+    def _unpacked_into(self, loop: cst.CSTNode) -> Optional[int]:
+        """``a, b = (f(e) for e in parts)``: the names say how many items there are."""
+        parent = self.ctx.parent(loop)
+        if not (isinstance(parent, cst.Assign) and parent.value is loop):
+            return None
+        if len(parent.targets) != 1:
+            return None
+        target = parent.targets[0].target
+        if not isinstance(target, (cst.Tuple, cst.List)):
+            return None
+        if any(isinstance(e, cst.StarredElement) for e in target.elements):
+            return None
+        return len(target.elements)
 
     def iterable(self, expr: cst.BaseExpression, depth: int = 0) -> Estimate:
         """How many items iterating ``expr`` gives."""
