@@ -275,7 +275,7 @@ class Growth:
             short = "stack once after the loop"
         if via is not None:
             wheres = [f"on every call of `{via.name.value}` from the loop at {line}"]
-            wheres += [f"in `{via.name.value}`, called in a loop", "in a function called in a loop"]
+            wheres += [f"in `{via.name.value}`, called in a loop", "per call in a loop"]
             advice += f"\n`{via.name.value}` runs once per iteration of the loop at {line}."
         else:
             wheres = [f"in every iteration of the loop at {line}", f"in the loop at {line}"]

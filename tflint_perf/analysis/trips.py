@@ -159,16 +159,13 @@ class Trips:
     def _unpacked_into(self, loop: cst.CSTNode) -> Optional[int]:
         """``a, b = (f(e) for e in parts)``: the names say how many items there are."""
         parent = self.ctx.parent(loop)
-        if not (isinstance(parent, cst.Assign) and parent.value is loop):
-            return None
-        if len(parent.targets) != 1:
+        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1):
             return None
         target = parent.targets[0].target
         if not isinstance(target, (cst.Tuple, cst.List)):
             return None
-        if any(isinstance(e, cst.StarredElement) for e in target.elements):
-            return None
-        return len(target.elements)
+        starred = any(isinstance(e, cst.StarredElement) for e in target.elements)
+        return None if starred else len(target.elements)
 
     def iterable(self, expr: cst.BaseExpression, depth: int = 0) -> Estimate:
         """How many items iterating ``expr`` gives."""
