@@ -11,6 +11,7 @@ from conftest import ROOT
 from tflint_perf.docs import expected_pages
 from tflint_perf.engine.linter import lint_source
 from tflint_perf.engine.names import ImportTable, place
+from tflint_perf.engine.nodes import is_none_test
 from tflint_perf.engine.rule import DOC_SECTIONS
 from tflint_perf.rules import all_rules
 
@@ -92,6 +93,15 @@ def test_qualified_names(source, expr, expected):
 )
 def test_a_place_is_a_name_with_literal_keys(expr, expected):
     assert place(cst.parse_expression(expr)) == expected
+
+
+@pytest.mark.parametrize(
+    "expr, expected",
+    [("x is None", True), ("x.y is not None", True), ("x == None", False)]
+    + [("x is None is y", False), ("x is False", False), ("None", False)],
+)
+def test_a_none_test_is_an_identity_comparison_with_none(expr, expected):
+    assert is_none_test(cst.parse_expression(expr)) is expected
 
 
 @pytest.mark.parametrize("rule", all_rules(), ids=lambda r: r.code)

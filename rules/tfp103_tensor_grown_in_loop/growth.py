@@ -20,6 +20,7 @@ from tflint_perf.analysis.testcode import is_test_module
 from tflint_perf.analysis.trips import Trips
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import place
+from tflint_perf.engine.nodes import is_none_test
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.walk import descendants
 
@@ -208,7 +209,7 @@ class Growth:
                     continue  # `nonlocal x`: a declaration, not a read
                 if isinstance(parent, cst.Attribute) and parent.attr is n:
                     continue
-                if _is_none_test(parent) or self._emptiness_test(n) or self._copied_whole(n):
+                if is_none_test(parent) or self._emptiness_test(n) or self._copied_whole(n):
                     continue  # `if x is None: x = piece`; `grid = np.concatenate((grid, row))`
                 return True
         return False
@@ -297,13 +298,3 @@ def branches(value) -> list:
     if isinstance(value, cst.IfExp):
         return branches(value.body) + branches(value.orelse)
     return [value]
-
-
-def _is_none_test(node) -> bool:
-    return (
-        isinstance(node, cst.Comparison)
-        and len(node.comparisons) == 1
-        and isinstance(node.comparisons[0].operator, (cst.Is, cst.IsNot))
-        and isinstance(node.comparisons[0].comparator, cst.Name)
-        and node.comparisons[0].comparator.value == "None"
-    )

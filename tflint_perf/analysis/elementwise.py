@@ -29,7 +29,7 @@ from tflint_perf.analysis.element_reads import ElementReads, bare, bare_any, ind
 from tflint_perf.analysis.semantic import BindingKind, SemanticModel
 from tflint_perf.analysis.walks import Walk, builtin_call, range_bounds, unwrap
 from tflint_perf.engine import cst
-from tflint_perf.engine.nodes import node_types
+from tflint_perf.engine.nodes import is_none_test, node_types
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.walk import descendants
 
@@ -292,13 +292,7 @@ class LoopFacts(ElementReads):
     def _none_test_of_element(self, test: cst.Comparison) -> bool:
         """``d is None`` / ``shape[i] is not None`` on an element (or a value made
         from one): numeric arrays never hold None, so these are Python values."""
-        return (
-            len(test.comparisons) == 1
-            and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
-            and isinstance(test.comparisons[0].comparator, cst.Name)
-            and test.comparisons[0].comparator.value == "None"
-            and self.uses_element(test.left)
-        )
+        return is_none_test(test) and self.uses_element(test.left)
 
     def _object_state(self, target) -> bool:
         """``self.x = v``, or ``self.w[1:] += v`` while the body calls a method of the

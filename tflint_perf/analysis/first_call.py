@@ -16,6 +16,7 @@ from tflint_perf.analysis.scopes import first_param
 from tflint_perf.analysis.semantic import SemanticModel
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import dotted
+from tflint_perf.engine.nodes import is_none
 from tflint_perf.engine.walk import descendants
 
 _METHOD_DEPTH = 2  # methods followed from a first-call block to what they set
@@ -47,7 +48,7 @@ class FirstCall:
     def _set_in(self, block: cst.CSTNode, depth: int = 0) -> Set[str]:
         """Names and attributes ``block`` sets, and containers it stores into
         (``cache[k] = v`` sets ``cache``, ``self.cache[k] = v`` sets ``self.cache``);
-        with the attributes of ``self`` that the methods it calls on ``self`` set
+        with the attributes the methods it calls set on their object
         (``self._build()`` setting ``self._built = True``)."""
         out: Set[str] = set()
         for binding in self.sem.bindings_in(block):
@@ -79,7 +80,7 @@ def unset_test(test: cst.BaseExpression) -> Optional[str]:
     the name the test finds unset."""
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         target = test.comparisons[0]
-        if isinstance(target.operator, cst.Is) and dotted(target.comparator) == "None":
+        if isinstance(target.operator, cst.Is) and is_none(target.comparator):
             return dotted(test.left)
         if isinstance(target.operator, cst.NotIn):
             return dotted(target.comparator)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Dict, Optional
 
 from tflint_perf.engine import cst
+from tflint_perf.engine.nodes import is_none
 
 TF_FUNCTION = "tensorflow.function"
 
@@ -31,13 +32,9 @@ def _has_signature(call: Optional[cst.Call]) -> bool:
     return any(
         arg.keyword is not None
         and arg.keyword.value == "input_signature"
-        and not _is_none(arg.value)
+        and not is_none(arg.value)
         for arg in call.args
     )
-
-
-def _is_none(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.Name) and expr.value == "None"
 
 
 def decorator_call(ctx, func: cst.FunctionDef) -> Optional[cst.Decorator]:

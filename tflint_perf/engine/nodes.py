@@ -9,7 +9,7 @@ rules costs nothing for a module that no rule's screen lets through (see
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 
 class _NodeGroup(type):
@@ -40,8 +40,25 @@ def node_types(*names: str) -> type:
 
 
 _NAME = node_types("Name")
+_COMPARISON = node_types("Comparison")
+_IDENTITY = node_types("Is", "IsNot")
 
 
 def is_true(node) -> bool:
     """The literal ``True`` (a ``Name`` in LibCST)."""
     return isinstance(node, _NAME) and getattr(node, "value", None) == "True"
+
+
+def is_none(node) -> bool:
+    """The literal ``None`` (a ``Name`` in LibCST)."""
+    return isinstance(node, _NAME) and getattr(node, "value", None) == "None"
+
+
+def is_none_test(node) -> bool:
+    """``x is None`` / ``x is not None``."""
+    comparisons: Sequence[Any] = (
+        getattr(node, "comparisons", ()) if isinstance(node, _COMPARISON) else ()
+    )
+    if len(comparisons) != 1:
+        return False
+    return isinstance(comparisons[0].operator, _IDENTITY) and is_none(comparisons[0].comparator)
