@@ -22,6 +22,12 @@ def in_loop(*lines: str):
         (("if not step % 500:", "|work()"), True),
         (("if step - last >= every:", "|last = step", "|work()"), True),  # a throttle
         (("if step - last >= every:", "|last = 0", "|work()"), False),  # not reset to now
+        (("if step >= last + every:", "|last = step", "|work()"), True),  # the mark plus
+        (("if step >= every + last:", "|last = step", "|work()"), True),
+        (("if step >= last + every:", "|every = step", "|work()"), True),  # either term
+        (("if step >= last + every:", "|last = step + 1", "|work()"), False),  # not now
+        (("if first or step - last > every:", "|last = step", "|work()"), True),  # one of
+        (("if first or step > 10:", "|last = step", "|work()"), False),  # no interval
         (("try:", "|train()", "except tf.errors.OutOfRangeError:", "|work()"), True),
         (("try:", "|train()", "except StopIteration:", "|work()"), True),
         (("try:", "|train()", "except ValueError:", "|work()"), False),

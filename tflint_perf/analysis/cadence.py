@@ -1,7 +1,8 @@
 """How often code in a loop runs: every iteration, or now and then.
 
 Inside a loop, code under ``if step % 500 == 0:`` runs once every 500
-iterations; code under a throttle, ``if step - last_eval >= every:`` whose
+iterations; code under a throttle, ``if step - last_eval >= every:`` (or ``step >=
+last_eval + every``, also as one operand of ``or``) whose
 block sets ``last_eval = step``, once per interval; code in an ``except``
 clause for the end of the data (``tf.errors.OutOfRangeError``,
 ``StopIteration``) once per pass over it. Rules that judge what a step
@@ -86,28 +87,48 @@ def _modulo(branch: cst.If) -> Optional[int]:
 
 
 def _throttle(ctx, branch: cst.If) -> Optional[str]:
-    """``if now - last >= every:`` whose block sets ``last = now``."""
-    test = branch.test
+    """``if now - last >= every:`` or ``if now >= last + every:`` (alone, or one
+    operand of ``or``/``and``, like the period of ``_modulo``) whose block sets
+    ``last = now``."""
+    resets = {
+        (ctx.code(t.target), ctx.code(small.value))
+        for statement in branch.body.body
+        if isinstance(statement, cst.SimpleStatementLine)
+        for small in statement.body
+        if isinstance(small, cst.Assign)
+        for t in small.targets
+    }
+    for test in _operands(branch.test):
+        for now, last in _intervals(test):
+            if (ctx.code(last), ctx.code(now)) in resets:
+                return f"`if {ctx.code(test)}`: once per interval (`{ctx.code(last)}` is reset)"
+    return None
+
+
+def _operands(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The comparisons ``and``/``or`` join in a test (the test itself if none)."""
+    if isinstance(test, cst.BooleanOperation):
+        yield from _operands(test.left)
+        yield from _operands(test.right)
+    else:
+        yield test
+
+
+def _intervals(test: cst.BaseExpression) -> Iterator[Tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """(now, last) candidates of ``now - last >= every`` or ``now >= last + every``
+    (``>`` too; either operand of the sum may be the mark)."""
     if not (
         isinstance(test, cst.Comparison)
         and len(test.comparisons) == 1
         and isinstance(test.comparisons[0].operator, (cst.GreaterThanEqual, cst.GreaterThan))
-        and isinstance(test.left, cst.BinaryOperation)
-        and isinstance(test.left.operator, cst.Subtract)
     ):
-        return None
-    now, last = ctx.code(test.left.left), ctx.code(test.left.right)
-    for statement in branch.body.body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            if (
-                isinstance(small, cst.Assign)
-                and any(ctx.code(t.target) == last for t in small.targets)
-                and ctx.code(small.value) == now
-            ):
-                return f"`if {ctx.code(test)}`: once per interval (`{last}` is reset)"
-    return None
+        return
+    left, right = test.left, test.comparisons[0].comparator
+    if isinstance(left, cst.BinaryOperation) and isinstance(left.operator, cst.Subtract):
+        yield left.left, left.right
+    if isinstance(right, cst.BinaryOperation) and isinstance(right.operator, cst.Add):
+        yield left, right.left
+        yield left, right.right
 
 
 def _end_of_data(ctx, handler: cst.ExceptHandler) -> bool:
