@@ -8,6 +8,7 @@ from tflint_perf.analysis.api.tfdata import Role
 from tflint_perf.analysis.dataset_use import Consumption, DatasetUse, Use, UseKind
 from tflint_perf.analysis.datasets import Pipeline, Pipelines, autotune_expr
 from tflint_perf.analysis.exports import defined_in
+from tflint_perf.analysis.semantic import SemanticModel
 from tflint_perf.analysis.testcode import in_test_code
 from tflint_perf.engine import cst
 from tflint_perf.engine.reasons import Reason
@@ -24,8 +25,11 @@ class DatasetWithoutPrefetch(Rule):
     iterated by a loop whose body runs training or inference steps, read
     through `iter()` by many `next()` calls, read by a TF1
     `make_one_shot_iterator` in a `sess.run` loop or in a function that
-    returns its `get_next()` tensors, an Estimator `input_fn`) with no
-    `.prefetch(...)` as its last step. A `map`/`interleave` after a
+    returns its `get_next()` tensors, an Estimator `input_fn`; returned by
+    a function an Estimator is given as `input_fn=`, `train_input_fn=` or
+    `eval_input_fn=`: a def, a lambda calling one, or what a factory of the
+    module returns) with no `.prefetch(...)` as its last step.
+    `tf.contrib.data` pipelines (before TF 1.4) are `tf.data` pipelines. A `map`/`interleave` after a
     prefetch makes it no longer the last step (the map runs when the
     consumer asks for a batch); batching or shuffling after it, with no map
     since, only stacks prepared tensors and does not. Real work means
@@ -49,7 +53,9 @@ class DatasetWithoutPrefetch(Rule):
     the linted tree builds and returns (`from pkg.data import make_dataset`)
     is reported where it is consumed, at the call that returns it; the
     detail names the step that ends it there (no fix: the prefetch belongs
-    in that module, where every consumer gets it).
+    in that module, where every consumer gets it). A pipeline that one path
+    carries on (`if shuffle: ds = ds.shuffle(n)`) is reported once, at the
+    end of the longer path.
 
     Silent for in-memory data with no map or a cheap one (a cast, a
     division, a dict repack), for TensorFlow Datasets with only
@@ -57,7 +63,8 @@ class DatasetWithoutPrefetch(Rule):
     pipeline only looked at (a loop over `take(1)`, `next(iter(ds))`, a
     loop that prints or plots each batch, one that breaks after the first),
     when a later step prefetches (`.prefetch(...)`,
-    `apply(prefetch_to_device(...))`), for Keras `*_dataset_from_directory`
+    `apply(prefetch_to_device(...))`) or ends with a fused
+    `map_and_batch`, which computes batches ahead on its own thread, for Keras `*_dataset_from_directory`
     with no map after them (they prefetch themselves), for a `.cache()`
     after work that runs only in parallel steps and before nothing but
     batching, shuffling or cheap maps (`.map(f, num_parallel_calls=8)
@@ -125,12 +132,25 @@ class DatasetWithoutPrefetch(Rule):
         done: set = set()
         seen: set = set()
         for consumption in uses.consumptions():
-            for pipeline in pipelines.datasets(consumption.data):
+            found = pipelines.datasets(consumption.data)
+            for pipeline in found:
                 seen.add(pipeline.last)
                 if pipeline.last in done:
                     continue
                 anchor = _anchor(pipeline.last)
+                longer = next(  # reported, or prefetched (fixed): one finding per pipeline
+                    (
+                        p
+                        for p in found
+                        if self._extends(p, pipeline)
+                        and (p.prefetched or not self._silent_because(uses, consumption, p))
+                    ),
+                    None,
+                )
                 silent = self._silent_because(uses, consumption, pipeline)
+                if silent is None and longer is not None:  # ``if shuffle: ds = ds.shuffle(n)``
+                    line = self.ctx.line_ref(self.ctx.position(longer.last).start.line)
+                    silent = Reason.COVERED, f"on another path it goes on to {line}: its end counts"
                 if silent is not None:
                     self.silent(anchor, *silent)
                     continue
@@ -138,6 +158,17 @@ class DatasetWithoutPrefetch(Rule):
                 self._report(uses, consumption, pipeline, anchor)
         if self.ctx.recording:  # for `tflint-perf why` only: pipelines no consumer reads
             self._unconsumed(pipelines, uses, seen)
+
+    def _extends(self, longer: Pipeline, shorter: Pipeline) -> bool:
+        """``longer`` goes on from ``shorter``'s end: its steps start from a name one
+        of whose bindings holds ``shorter`` (the end of the other path)."""
+        node = longer.last
+        while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            node = node.func.value  # down the chain of steps to what it starts from
+        if node is shorter.last or not isinstance(node, cst.Name):
+            return False
+        sem = self.ctx.shared(SemanticModel)
+        return any(b.value is shorter.last for b in sem.lookup_name(node) if b.plain)
 
     def _unconsumed(self, pipelines: Pipelines, uses: DatasetUse, seen: set) -> None:
         for call in self.ctx.nodes(cst.Call):
@@ -234,6 +265,7 @@ class DatasetWithoutPrefetch(Rule):
             UseKind.LOOP: f"the loop at {line} {uses.step_evidence(c.site) or 'iterates it'}",
             UseKind.ITERATOR: f"`iter()` at {line} reads it, batch after batch",
             UseKind.TF1_ITERATOR: f"the TF1 iterator at {line} feeds the graph's steps",
+            UseKind.INPUT_FN: f"`{_method(c.site)}()` at {line} reads it through its `input_fn`",
         }[c.kind]
         serial = " (some of it on one thread)" if p.serial else ""
         return f"Per-element work: {p.work}{serial}; {where}."

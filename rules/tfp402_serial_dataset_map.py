@@ -147,7 +147,7 @@ class SerialDatasetMap(Rule):
     def _silent_because(self, step: Step, receivers) -> Optional[Tuple[Reason, str]]:
         """Why this serial step is no finding (None: it is one)."""
         if step.parallel:
-            return Reason.ALREADY_DONE, "num_parallel_calls (or deterministic=) given"
+            return Reason.ALREADY_DONE, "num_parallel_calls (or deterministic=, num_threads=) given"
         if in_test_code(self.ctx, step.call):
             return Reason.TEST_CODE, ""
         if all(p.tiny for p in receivers):

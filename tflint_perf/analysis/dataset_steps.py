@@ -40,10 +40,11 @@ class Step:
     method: str
     role: Role
     work: Work = NOTHING  # what its function does per element (map, interleave ...)
-    parallel: bool = False  # num_parallel_calls (or deterministic=) given
+    parallel: bool = False  # num_parallel_calls (or deterministic=, num_threads=) given
     count: Optional[int] = None  # its literal size or count (batch(32), take(3))
     applied: Tuple["Pipeline", ...] = ()  # apply(f) with f of this module: f's returns
     applies: Optional[Role] = None  # apply(tf.data.experimental.X(...)): what X does
+    ahead: bool = False  # X computes its output ahead (``tfdata.RUNS_AHEAD``)
     other_work: Optional[str] = None  # concatenate(other): the other pipeline's work
 
 
@@ -142,7 +143,7 @@ def _fold_apply(p: Pipeline, step: Step) -> Pipeline:
                 batched=True,
                 batch_size=None,
                 batch_call=step.call,
-                prefetched=False,
+                prefetched=step.ahead,
                 work=work,
             )
         if step.applies is Role.PREFETCH:

@@ -53,6 +53,7 @@ class UseKind(enum.Enum):
     ITERATOR = "iterator"  # ``iter(ds)``, ``ds.as_numpy_iterator()``: see the iterator's uses
     NEXT = "next"  # ``next(it)``: one element per call
     TF1_ITERATOR = "tf1 iterator"  # ``make_one_shot_iterator``: read by ``sess.run``
+    INPUT_FN = "input_fn"  # returned by a function an Estimator calls for its data
     LOOK = "look"  # printed, displayed, measured, discarded, never read
     RETURNED = "returned"  # returned where no module code calls the function
     OTHER = "other"  # passed somewhere the linter cannot follow
@@ -69,7 +70,7 @@ class Use:
 
 @dataclass(frozen=True)
 class Consumption:
-    kind: UseKind  # FIT, LOOP, ITERATOR or TF1_ITERATOR
+    kind: UseKind  # FIT, LOOP, ITERATOR, TF1_ITERATOR or INPUT_FN
     site: cst.CSTNode  # the Keras call, the loop, the iter() or iterator call
     data: cst.BaseExpression  # the expression consumed
 
@@ -108,6 +109,17 @@ class DatasetUse:
         return self._consumptions
 
     def _consuming_call(self, call: cst.Call) -> List[Consumption]:
+        given = [
+            a.value
+            for a in call.args
+            if a.keyword is not None and a.keyword.value in tfdata.INPUT_FN_KEYWORDS
+        ]
+        if given:
+            return [
+                Consumption(UseKind.INPUT_FN, call, data)
+                for fn in given
+                for data in self._returned_by(fn, 0)
+            ]
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value in tfdata.KERAS_DATA_METHODS:
             return [Consumption(UseKind.FIT, call, a) for a in keras_data_args(call)]
@@ -156,6 +168,32 @@ class DatasetUse:
             replace(u, taken=_min(u.taken, taken), options=options + u.options)
             for u in self._context(node, depth)
         ]
+
+    def _returned_by(self, fn: cst.BaseExpression, depth: int) -> List[cst.BaseExpression]:
+        """What calling ``fn`` gives: a lambda's body, the returns of the function a
+        name denotes, or of the one a factory of the module returns (``input_fn =
+        make_input_fn(path)``)."""
+        if depth > _DEPTH:
+            return []
+        if isinstance(fn, cst.Lambda):
+            return [fn.body]
+        if isinstance(fn, cst.Call):
+            return [
+                r
+                for factory in self.graph.resolve(fn)
+                for made in self._returns(factory)
+                for r in self._returned_by(made, depth + 1)
+            ]
+        if isinstance(fn, (cst.Name, cst.Attribute)):
+            defs = self.graph.refers_to(fn)
+            if defs:
+                return [r for func in defs for r in self._returns(func)]
+            value = self.sem.value_of(fn)
+            return self._returned_by(value, depth + 1) if value is not None else []
+        return []
+
+    def _returns(self, func: cst.FunctionDef) -> List[cst.BaseExpression]:
+        return [r.value for r in self.values.returns(func) if r.value is not None]
 
     def _comprehension(self, comp: cst.CompFor) -> cst.CSTNode:
         return next((a for a in self.ctx.ancestors_of(comp) if isinstance(a, COMPREHENSIONS)), comp)

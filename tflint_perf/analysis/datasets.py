@@ -436,7 +436,8 @@ class Pipelines:
             work = NOTHING
             if name in tfdata.APPLY_FUNCTIONS and arg.args:
                 work = self.work.of_function(arg.args[0].value)
-            return Step(call, "apply", Role.APPLY, work, True, applies=role)
+            ahead = name in tfdata.RUNS_AHEAD
+            return Step(call, "apply", Role.APPLY, work, True, applies=role, ahead=ahead)
         applied: List[Pipeline] = []
         for func in self.work.bodies(arg) if arg is not None else []:
             if isinstance(func, cst.FunctionDef):  # ds.apply(pad_all), def pad_all(ds): ...

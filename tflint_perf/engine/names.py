@@ -21,6 +21,7 @@ _CANONICAL_PREFIXES = (
     ("tensorflow.python.keras.", "keras."),
     ("tensorflow.keras.", "keras."),
     ("tensorflow.compat.v1.", "tensorflow."),
+    ("tensorflow.contrib.data.", "tensorflow.data."),  # tf.data before TF 1.4
     ("tensorflow.compat.v2.", "tensorflow."),
     ("tf_keras.src.", "keras."),
     ("tf_keras.", "keras."),

@@ -95,6 +95,7 @@ class Role(enum.Enum):
 STEPS: Dict[str, Role] = {
     **{m: Role.BATCH for m in words("batch padded_batch ragged_batch sparse_batch rebatch")},
     "bucket_by_sequence_length": Role.BATCH,
+    "group_by_window": Role.BATCH,  # its reduce function batches each window
     "unbatch": Role.UNBATCH,
     "prefetch": Role.PREFETCH,
     "cache": Role.CACHE,
@@ -120,8 +121,8 @@ PARALLEL_POSITION = {"map": 2, "map_with_legacy_function": 2, "interleave": 4}
 # tf.data run the pipeline's stateless maps in parallel (TF 2.7+ also by default).
 OPTIONS_STEP = "with_options"
 MAP_PARALLELIZATION = ("experimental_optimization", "map_parallelization")
-# Keywords only a parallel step takes.
-PARALLEL_KEYWORDS = words("num_parallel_calls deterministic")
+# Keywords only a parallel step takes (``num_threads``: ``tf.contrib.data`` before TF 1.4).
+PARALLEL_KEYWORDS = words("num_parallel_calls deterministic num_threads")
 # Steps that map one element to one element: a function returning a dataset there
 # builds a dataset of datasets (window tricks), no element work of its own.
 ONE_TO_ONE_STEPS = words("map map_with_legacy_function filter")
@@ -131,7 +132,9 @@ UNCOUNTED_STEPS = words("flat_map interleave rebatch")
 APPLY_ROLES: Dict[str, Role] = {
     **{
         m: Role.BATCH
-        for m in words("dense_to_ragged_batch dense_to_sparse_batch bucket_by_sequence_length")
+        for m in words(
+            "dense_to_ragged_batch dense_to_sparse_batch bucket_by_sequence_length group_by_window"
+        )
     },
     "map_and_batch": Role.BATCH,  # also maps: its function is read
     "parallel_interleave": Role.MAP,
@@ -144,6 +147,9 @@ APPLY_ROLES: Dict[str, Role] = {
     },
 }
 APPLY_FUNCTIONS = frozenset({"map_and_batch", "parallel_interleave"})  # take a map function
+# Fused steps that compute their batches ahead of the consumer on a thread and
+# buffer of their own: as good as a final prefetch.
+RUNS_AHEAD = frozenset({"map_and_batch"})
 # Methods that give a dataset of datasets or windows: a function returning one
 # builds nested datasets (no element work of its own).
 NESTED_DATASET_METHODS = words("batch padded_batch window flat_map unbatch take skip map zip")
@@ -157,7 +163,8 @@ NESTING_METHODS = words("window unbatch flat_map")
 WORK_PREFIXES = tuple(
     each(
         """io.decode_ io.parse_ io.read_file io.gfile. image. audio. signal. strings.
-        py_function numpy_function py_func read_file decode_ parse_""",
+        py_function numpy_function py_func read_file decode_ parse_
+        string_split substr regex_replace""",  # the last: TF1's names of strings.*
         "tensorflow.",
     )
 ) + ("tensorflow_text.",)
@@ -220,6 +227,10 @@ KERAS_ONLY_KEYWORDS = words(
 # Method names only TensorFlow/Keras objects have: evidence of a training or
 # inference step even when the receiver is unknown (a model or optimizer passed in).
 STEP_METHODS = words("train_on_batch test_on_batch predict_on_batch apply_gradients")
+# Keywords through which an Estimator (``train``/``evaluate``/``predict``,
+# ``TrainSpec``, ``EvalSpec``, contrib's ``Experiment``) takes the function it
+# calls for its data: what that function returns is read batch after batch.
+INPUT_FN_KEYWORDS = words("input_fn train_input_fn eval_input_fn")
 TF1_ITERATOR_FUNCTIONS = frozenset(
     each("make_one_shot_iterator make_initializable_iterator", "tensorflow.data.")
 )
