@@ -163,9 +163,11 @@ class DatasetWithoutPrefetch(Rule):
         """``longer`` goes on from ``shorter``'s end: its steps start from a name one
         of whose bindings holds ``shorter`` (the end of the other path)."""
         node = longer.last
+        if node is shorter.last or self.ctx.contains(shorter.last, node):
+            return False  # the same end, or one inside the other (``ds = ds.batch(8)``)
         while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             node = node.func.value  # down the chain of steps to what it starts from
-        if node is shorter.last or not isinstance(node, cst.Name):
+        if not isinstance(node, cst.Name):
             return False
         sem = self.ctx.shared(SemanticModel)
         return any(b.value is shorter.last for b in sem.lookup_name(node) if b.plain)
