@@ -141,7 +141,6 @@ KNOWN_API_NAMES = {
     "tflint_perf/analysis/testcode.py": 1,
     "tflint_perf/analysis/tf_version.py": 10,
     "tflint_perf/analysis/tracing.py": 1,
-    "tflint_perf/analysis/trips.py": 2,
 }
 
 

@@ -59,8 +59,10 @@ class ElementwiseLoop(Rule):
     annotated as one or passed one by every call in the file.
 
     It stays silent on loops of a handful of iterations (`range(4)`, a
-    name bound to a small number, a short literal array, a few channels:
-    `tflint-perf why` says so), on loops over variables, layers, files,
+    name bound to a small number, a short literal array, a few channels,
+    the rows of a small array every call of the function passes, unless a
+    loop makes those calls again and again, work a counter ends after a
+    few iterations: `tflint-perf why` says so), on loops over variables, layers, files,
     datasets and Python lists; on bookkeeping without math (`if done[i]:
     log(r[i]); r[i] = 0`), on windows appended to a list (dataset
     preparation); on recurrences (a value or an array element carried to

@@ -176,3 +176,49 @@ def test_a_comprehension_unpacked_into_names_runs_once_per_name(assign, size, co
     loop = next(iter(ctx.nodes(cst.GeneratorExp) or ctx.nodes(cst.ListComp)))
     found = ctx.shared(Trips).of(loop)
     assert (found.size, found.count) == (size, count), found.why
+
+
+@pytest.mark.parametrize(
+    "guard, step, size, count",
+    [
+        ("if i > 10: continue", "i += 1", Size.TINY, 11),
+        ("if i >= 10: break", "i = i + 1", Size.TINY, 10),
+        (f"if i >= {TINY + 1}: break", "i += 1", Size.DATA, TINY + 1),  # just past a handful
+        ("if i > 10: continue", "i += 2", Size.DATA, None),  # not one per iteration
+        ("if i > 10: continue", "pass", Size.DATA, None),  # never counted up
+        ("if i > 10: print(i)", "i += 1", Size.DATA, None),  # does not end the work
+        ("if i < 10: continue", "i += 1", Size.DATA, None),  # skips the first ten instead
+    ],
+)
+def test_a_counter_that_ends_the_work_caps_what_follows_it(guard, step, size, count):
+    ctx = context(f"i = 0\nfor row in range(1000):\n    {guard}\n    {step}\n    work(row)\n")
+    found = ctx.shared(Trips).repeats(name(ctx, "work"))
+    assert found.size is size
+    if count is not None:
+        assert found.count == count, found.why
+
+
+def test_a_counter_after_the_work_caps_nothing():
+    ctx = context(
+        "i = 0\nfor row in range(1000):\n    work(row)\n    if i > 10: break\n    i += 1\n"
+    )
+    assert ctx.shared(Trips).repeats(name(ctx, "work")).size is Size.DATA
+
+
+@pytest.mark.parametrize(
+    "source, size",
+    [
+        # A default no call here replaces: the one value the source shows.
+        ("def show(items=('a', 'b', 'c')):\n    for x in items:\n        work(x)\n", Size.TINY),
+        # Every call passes a small array; once, or again and again.
+        ("def f(x):\n    for r in x:\n        work(r)\n\nf(np.zeros((4, 2)))\n", Size.TINY),
+        (
+            "def f(x):\n    for r in x:\n        work(r)\n\nfor _ in range(500):\n"
+            "    f(np.zeros((4, 2)))\n",
+            Size.DATA,  # the rows of an array, whatever their number per call
+        ),
+        ("results = []\nfor r in results:\n    work(r)\n", Size.UNKNOWN),  # a list to fill
+    ],
+)
+def test_what_callers_pass_and_defaults_bound_a_loop(source, size):
+    assert estimate("import numpy as np\n" + source).size is size

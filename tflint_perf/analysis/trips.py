@@ -6,23 +6,31 @@ items, ``len(LAYERS)`` of a literal, a name bound to a small int,
 ``ds.take(3)``), *data-sized* (it walks data: a dataset, the rows of an
 array, ``range(len(x))`` or ``range(x.shape[0])``, an episode ``while not
 done``, or a literal count above the limit), or *unknown*.
-``Trips.repeats(node)`` combines the loops around a node in its scope:
-work repeats only as often as all of them together.
-
-Loops of at most ``TINY`` iterations are silent in every loop rule: the
-Python overhead of a handful of iterations is negligible, and such loops
-are demos (four feature maps, ten classes, a montage of five images).
+``Trips.repeats(node)`` combines the loops around a node in its scope
+(work repeats as often as all of them together), and a counter that ends
+the work early (``if i > 10: continue``). Loops of at most ``TINY``
+iterations are silent in every loop rule: the Python overhead of a handful
+is negligible, and such loops are demos (ten classes, five images).
 """
 
 from __future__ import annotations
 
-import enum
 import math
-from dataclasses import dataclass
 from typing import Dict, List, Optional, Set
 
 from tflint_perf.analysis.api import Kind, arraymath
 from tflint_perf.analysis.calls import CallGraph
+from tflint_perf.analysis.caps import capped
+from tflint_perf.analysis.estimates import (
+    TINY,
+    UNKNOWN,
+    Estimate,
+    Size,
+    article,
+    clip,
+    counted,
+    times,
+)
 from tflint_perf.analysis.semantic import (
     COMPREHENSIONS,
     LOOPS,
@@ -30,30 +38,11 @@ from tflint_perf.analysis.semantic import (
     BindingKind,
     SemanticModel,
 )
+from tflint_perf.analysis.shapes import is_shape, literal_number, shape_axis
 from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
 
-TINY = 16  # at most this many iterations: a handful
-
-
-class Size(enum.Enum):
-    TINY = "tiny"
-    UNKNOWN = "unknown"
-    DATA = "data-sized"
-
-
-@dataclass(frozen=True)
-class Estimate:
-    size: Size
-    count: Optional[int] = None  # the number of iterations, when the source spells it
-    why: str = ""  # what the estimate rests on, for messages and ``tflint-perf why``
-
-    @property
-    def tiny(self) -> bool:
-        return self.size is Size.TINY
-
-
-UNKNOWN = Estimate(Size.UNKNOWN)
+_DEPTH = 6  # names, parameters and calls followed to a size
 _DATA_KINDS = (Kind.DATASET, Kind.ITERATOR, Kind.ARRAY, Kind.TENSOR)
 
 
@@ -64,6 +53,7 @@ class Trips:
         self.values: Values = ctx.shared(Values)
         self._cache: Dict[cst.CSTNode, Estimate] = {}
         self._generators: Optional[Set[Optional[cst.FunctionDef]]] = None
+        self._calling: Set[cst.Call] = set()  # calls whose loops are being estimated
 
     def of(self, loop: cst.CSTNode) -> Estimate:
         """The estimate for one ``for``/``while`` loop or comprehension."""
@@ -77,7 +67,7 @@ class Trips:
         total: Optional[int] = 1
         reasons = []
         for loop in self.loops_around(node):
-            each = self.of(loop)
+            each = capped(self, loop, node, self.of(loop))
             if each.size is Size.DATA:
                 return each
             if each.size is Size.UNKNOWN or each.count is None or total is None:
@@ -124,7 +114,7 @@ class Trips:
             return False
         bound = rng.args[0].value
         if isinstance(bound, cst.Subscript):
-            axis = _shape_axis(bound)
+            axis = shape_axis(bound)
             return axis is not None and axis[1] != 0
         if not isinstance(bound, cst.Name):
             return False
@@ -134,7 +124,7 @@ class Trips:
             and found[0].source is not None
             and bool(found[0].path)
             and found[0].path[0] > 0
-            and _is_shape(self.ctx, found[0].source)
+            and is_shape(self.ctx, found[0].source)
         )
 
     # -- one loop -----------------------------------------------------------------
@@ -144,12 +134,12 @@ class Trips:
         if isinstance(loop, COMPREHENSIONS):
             names = self._unpacked_into(loop)
             if names is not None:
-                return _counted(names, f"unpacked into {names} names")
+                return counted(names, f"unpacked into {names} names")
             estimate = self.iterable(loop.for_in.iter)
             inner = loop.for_in.inner_for_in
             while inner is not None and estimate.size is not Size.DATA:
                 more = self.iterable(inner.iter)
-                estimate = _times(estimate, more)
+                estimate = times(estimate, more)
                 inner = inner.inner_for_in
             return estimate
         if isinstance(loop, cst.For):
@@ -169,14 +159,14 @@ class Trips:
 
     def iterable(self, expr: cst.BaseExpression, depth: int = 0) -> Estimate:
         """How many items iterating ``expr`` gives."""
-        if depth > 4:
+        if depth > _DEPTH:
             return UNKNOWN
-        code = _clip(self.ctx.code(expr))
+        code = clip(self.ctx.code(expr))
         if isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
             if any(isinstance(e, cst.StarredElement) for e in expr.elements):
                 return UNKNOWN
-            return _counted(len(expr.elements), f"{len(expr.elements)} literal items")
-        if _is_shape(self.ctx, expr):
+            return counted(len(expr.elements), f"{len(expr.elements)} literal items")
+        if is_shape(self.ctx, expr):
             return Estimate(Size.TINY, None, f"`{code}` lists the dimensions of an array")
         if isinstance(expr, cst.Call):
             return self._call(expr, code, depth)
@@ -188,28 +178,33 @@ class Trips:
                         return inner
         sliced = self._slice_length(expr)
         if sliced is not None:
-            return _counted(sliced, f"`{code}`")
+            return counted(sliced, f"`{code}`")
         if isinstance(expr, (cst.Name, cst.Attribute)):
             value = self.sem.value_of(expr)
+            if isinstance(value, (cst.List, cst.Dict, cst.Set)) and not value.elements:
+                return UNKNOWN  # ``results = []``: a container to fill, its size to come
             if value is not None:  # an alias (``a = groups``) included
                 inner = self.iterable(value, depth + 1)
                 if inner.size is not Size.UNKNOWN:
                     return inner
             shape = self._one_shape(expr, depth) if value is None else None
             if shape and shape[0] is not None:
-                return _counted(shape[0], f"`{code}` has {shape[0]} rows")
-            passed = self.parameter_values(expr) if value is None else None
+                return counted(shape[0], f"`{code}` has {shape[0]} rows")
+            # Only to tell a handful: a default no call here exercises is no proof of size.
+            passed = self.parameter_values(expr, uncalled=True) if value is None else None
             if passed:
                 each = [self.iterable(v, depth + 1) for v in passed]
                 if all(e.tiny for e in each):
                     most = max((e.count for e in each if e.count is not None), default=None)
                     return Estimate(
-                        Size.TINY, most, f"`{code}`: {each[0].why} (as every call here passes it)"
+                        Size.TINY,
+                        most,
+                        f"`{code}`: {each[0].why} (its default and what every call here passes)",
                     )
         kind = self.values.kind(expr)
         if kind in _DATA_KINDS:
             return Estimate(
-                Size.DATA, None, f"one iteration per item of `{code}`, {_article(kind.value)}"
+                Size.DATA, None, f"one iteration per item of `{code}`, {article(kind.value)}"
             )
         return UNKNOWN
 
@@ -222,9 +217,9 @@ class Trips:
             return self.iterable(call.args[0].value, depth + 1)
         if name == "zip" and call.args:
             estimates = [self.iterable(a.value, depth + 1) for a in call.args]
-            counted = [e for e in estimates if e.count is not None]
-            if counted:
-                return min(counted, key=lambda e: e.count or 0)
+            known = [e for e in estimates if e.count is not None]
+            if known:
+                return min(known, key=lambda e: e.count or 0)
             if any(e.size is Size.DATA for e in estimates):
                 return next(e for e in estimates if e.size is Size.DATA)
             return UNKNOWN
@@ -240,11 +235,11 @@ class Trips:
         if isinstance(func, cst.Attribute) and func.attr.value == "take" and call.args:
             count = self.number(call.args[0].value)
             if count is not None and self.values.kind(func.value) is Kind.DATASET:
-                return _counted(count, f"`{code}`")
+                return counted(count, f"`{code}`")
         kind = self.values.kind(call)
         if kind in _DATA_KINDS:
             return Estimate(
-                Size.DATA, None, f"one iteration per item of `{code}`, {_article(kind.value)}"
+                Size.DATA, None, f"one iteration per item of `{code}`, {article(kind.value)}"
             )
         return UNKNOWN
 
@@ -289,7 +284,7 @@ class Trips:
         else:
             shape = self.shape(call, depth)
             if shape and shape[0] is not None:
-                return _counted(shape[0], f"`{_clip(self.ctx.code(call))}` has {shape[0]} rows")
+                return counted(shape[0], f"`{clip(self.ctx.code(call))}` has {shape[0]} rows")
             return None
         return rows if rows.tiny else None
 
@@ -297,7 +292,7 @@ class Trips:
         """The shape of an array the source makes with literal sizes (``np.zeros((3,
         4))``, ``np.random.rand(5, 2)``, ``tf.ones([8])``), or of a name bound to one;
         None when not known (a size that is not a number is None in the list)."""
-        if depth > 4:
+        if depth > _DEPTH:
             return None
         if isinstance(expr, (cst.Name, cst.Attribute)):
             value = self.sem.value_of(expr)
@@ -344,30 +339,50 @@ class Trips:
         numbers = [self.number(e, depth + 1) for e in elements]
         return [n if n is None or n >= 0 else None for n in numbers]
 
-    def parameter_values(self, name) -> Optional[List[cst.BaseExpression]]:
-        """What a parameter with a default holds, when this module shows every call of
-        its function: the default, and what each call passes instead (``main()`` for
-        ``def main(nb_images=5)``). None when a call is unseen or passes it unseen
-        (``*args``), or when nothing in the module calls the function (a library's)."""
+    def parameter_values(
+        self, name, uncalled: bool = False, bare: bool = True
+    ) -> Optional[List[cst.BaseExpression]]:
+        """What a parameter holds, when this module shows every call of its function:
+        its default, and what each call passes instead (``main()`` for ``def
+        main(nb_images=5)``). None when a call is unseen or passes it unseen
+        (``*args``), or when nothing in the module calls the function (a library's;
+        ``uncalled``: then its default, the one value the source shows); for a
+        parameter without a default only when ``bare``."""
         found = self.sem.lookup_name(name)
         if len(found) != 1 or found[0].kind is not BindingKind.PARAMETER:
             return None
         param = found[0].statement
         func = found[0].scope.function
-        if not isinstance(param, cst.Param) or param.default is None or func is None:
+        if not isinstance(param, cst.Param) or func is None or not (bare or param.default):
             return None
         graph = self.ctx.shared(CallGraph)
         calls = graph.callers(func)
-        if not calls or not self._only_called(func):
+        if not self._only_called(func):
             return None
-        values: List[cst.BaseExpression] = [param.default]
+        if not calls:
+            return [param.default] if uncalled and param.default is not None else None
+        if any(self._called_again(call) for call in calls):
+            return None  # what one call gets does not bound the work of many calls
+        values: List[cst.BaseExpression] = [param.default] if param.default is not None else []
         for call in calls:
             if any(a.star for a in call.args):
                 return None
             passed = graph.argument(call, func, param.name.value)
             if passed is not None:
                 values.append(passed)
+            elif param.default is None:
+                return None  # a call the model cannot pair with the parameter
         return values
+
+    def _called_again(self, call: cst.Call) -> bool:
+        """The loops around ``call`` run it more than a handful of times (or unknown)."""
+        if call in self._calling:
+            return False  # a recursive call: its loops are being estimated
+        self._calling.add(call)
+        try:
+            return not self.repeats(call).tiny
+        finally:
+            self._calling.discard(call)
 
     def _only_called(self, func: cst.FunctionDef) -> bool:
         """A plain function whose name is only ever called (never handed on as a
@@ -388,11 +403,17 @@ class Trips:
     def _one_shape(self, name, depth: int) -> Optional[List[Optional[int]]]:
         """The shape every binding of ``name`` gives it, when they agree: a notebook
         that starts ``Q = np.zeros(10)`` afresh in several cells, written element by
-        element in between (an in-place change keeps the shape)."""
+        element in between (an in-place change keeps the shape); a parameter: what
+        every call passes it."""
         origins = self.sem.origins(name)
-        if not origins or not all(b.plain for b in origins):
+        values: List[Optional[cst.CSTNode]] = []
+        if origins and all(b.plain for b in origins):
+            values = [b.value for b in origins]
+        else:  # a parameter: what every call passes
+            values = list(self.parameter_values(name) or [])
+        shapes = [self.shape(v, depth + 1) for v in values]
+        if not shapes:
             return None
-        shapes = [self.shape(b.value, depth + 1) for b in origins]
         first = shapes[0]
         return first if first is not None and all(s == first for s in shapes) else None
 
@@ -404,18 +425,18 @@ class Trips:
             return None
         if any(a.keyword is not None or a.star for a in call.args):
             return None
-        bounds = [_literal_number(a.value) for a in call.args]
+        bounds = [literal_number(a.value) for a in call.args]
         if not bounds or any(b is None for b in bounds):
             return None
         numbers = [b for b in bounds if b is not None]
         if (qualname or "").endswith("linspace"):
-            return _counted(int(numbers[2]), f"`{code}`") if len(numbers) == 3 else None
+            return counted(int(numbers[2]), f"`{code}`") if len(numbers) == 3 else None
         if len(numbers) == 1:
             numbers = [0.0, numbers[0]]
         step = numbers[2] if len(numbers) > 2 else 1.0
         if step == 0:
             return None
-        return _counted(max(0, math.ceil((numbers[1] - numbers[0]) / step)), f"`{code}`")
+        return counted(max(0, math.ceil((numbers[1] - numbers[0]) / step)), f"`{code}`")
 
     def _slice_length(self, expr: cst.BaseExpression) -> Optional[int]:
         """``x[:5]``, ``x[2:6]``: the length a literal slice gives (at most)."""
@@ -440,7 +461,7 @@ class Trips:
             numbers = [b for b in bounds if b is not None]
             if len(numbers) == 3 and numbers[2] == 0:
                 return UNKNOWN
-            return _counted(len(range(*numbers)), f"`{code}`")
+            return counted(len(range(*numbers)), f"`{code}`")
         stop = call.args[0].value if len(call.args) == 1 else call.args[1].value
         if self._data_size(stop):
             return Estimate(Size.DATA, None, f"one iteration per item of the data (`{code}`)")
@@ -483,7 +504,7 @@ class Trips:
     def number(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[int]:
         """The int ``expr`` stands for: a literal, ``len`` of a literal, a name
         bound only to one of these, or arithmetic on them."""
-        if depth > 4:
+        if depth > _DEPTH:
             return None
         if isinstance(expr, cst.Integer):
             return int(expr.evaluated_value)
@@ -494,12 +515,14 @@ class Trips:
             value = self.sem.value_of(expr)
             if value is not None:
                 return self.number(value, depth + 1)
-            passed = self.parameter_values(expr)
+            passed = self.parameter_values(
+                expr, bare=False
+            )  # a count passed in: only defaulted ones
             numbers = [self.number(v, depth + 1) for v in passed or ()]
             known = [n for n in numbers if n is not None]
             return max(known) if known and len(known) == len(numbers) else None
-        if isinstance(expr, cst.Subscript) and _shape_axis(expr) is not None:
-            array, axis = _shape_axis(expr)
+        if isinstance(expr, cst.Subscript) and shape_axis(expr) is not None:
+            array, axis = shape_axis(expr)
             shape = self.shape(array, depth + 1)
             if shape is not None and -len(shape) <= axis < len(shape):
                 return shape[axis]
@@ -534,67 +557,14 @@ class Trips:
         if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
             bound = self.number(test.comparisons[0].comparator)
             if bound is not None and isinstance(test.comparisons[0].operator, cst.LessThan):
-                start = self._start(test.left, loop)
+                start = self.start(test.left, loop)
                 if start is not None:
-                    return _counted(max(0, bound - start), f"`while {_clip(self.ctx.code(test))}`")
+                    return counted(max(0, bound - start), f"`while {clip(self.ctx.code(test))}`")
             return UNKNOWN
-        return Estimate(Size.DATA, None, f"`while {_clip(self.ctx.code(test))}` runs until done")
+        return Estimate(Size.DATA, None, f"`while {clip(self.ctx.code(test))}` runs until done")
 
-    def _start(self, counter, loop: cst.While) -> Optional[int]:
+    def start(self, counter, loop: cst.While) -> Optional[int]:
         if not isinstance(counter, cst.Name):
             return None
         before = [b for b in self.sem.lookup(counter.value, loop) if b.plain]
         return self.number(before[-1].value) if before else None  # type: ignore[arg-type]
-
-
-def _article(noun: str) -> str:
-    return ("an " if noun[:1] in "aeiou" else "a ") + noun
-
-
-def _shape_axis(expr: cst.Subscript):
-    """(``x``, ``k``) of ``x.shape[k]`` with a literal (possibly negative) ``k``."""
-    if not isinstance(expr.value, cst.Attribute) or expr.value.attr.value != "shape":
-        return None
-    if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
-        return None
-    index = expr.slice[0].slice.value
-    sign = 1
-    if isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus):
-        index, sign = index.expression, -1
-    if not isinstance(index, cst.Integer):
-        return None
-    return expr.value.value, sign * int(index.value)
-
-
-def _is_shape(ctx, expr) -> bool:
-    """``x.shape``, ``np.shape(x)``, ``tf.shape(x)``."""
-    if isinstance(expr, cst.Attribute):
-        return expr.attr.value == "shape"
-    return ctx.call_name(expr) in ("numpy.shape", "tensorflow.shape")
-
-
-def _literal_number(expr) -> Optional[float]:
-    sign = 1.0
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
-        expr, sign = expr.expression, -1.0
-    if isinstance(expr, (cst.Integer, cst.Float)):
-        return sign * float(expr.evaluated_value)
-    return None
-
-
-def _counted(count: int, why: str) -> Estimate:
-    size = Size.TINY if count <= TINY else Size.DATA
-    return Estimate(size, count, why)
-
-
-def _times(a: Estimate, b: Estimate) -> Estimate:
-    if Size.DATA in (a.size, b.size):
-        return a if a.size is Size.DATA else b
-    if a.count is None or b.count is None:
-        return UNKNOWN
-    return _counted(a.count * b.count, f"{a.why} x {b.why}")
-
-
-def _clip(text: str, width: int = 40) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 3] + "..."

@@ -219,7 +219,8 @@ GENERATORS = frozenset(
 GENERATOR_STATE = words("shuffle spawn bit_generator seed get_state set_state bytes")
 # Reading these of a name uses it as an array.
 SHAPE_ATTRIBUTES = words("shape ndim")
-SHAPE_OF = frozenset({"tensorflow.shape", "numpy.shape", "tensorflow.rank", "numpy.ndim"})
+SHAPE_FUNCTIONS = frozenset({"tensorflow.shape", "numpy.shape"})  # the sizes, one per axis
+SHAPE_OF = SHAPE_FUNCTIONS | {"tensorflow.rank", "numpy.ndim"}
 # Code that checks what a name holds: it may hold something else.
 TYPE_CHECKS = words("isinstance hasattr type")
 ARRAY_ANNOTATIONS = frozenset({"tensorflow.Tensor", "numpy.ndarray", "numpy.array"})
