@@ -50,7 +50,8 @@ class SerialDatasetMap(Rule):
     (`ds.take(2)`, `next(iter(ds))`, a TF1 iterator run in a loop of a few
     iterations), or iterated to plot or show each element (`plt.imshow`, a
     helper that draws, a `time.sleep` per element), when `deterministic=`
-    is passed explicitly, and in test code.
+    is passed explicitly (or `num_threads=`, `tf.contrib.data`'s name for
+    it before TF 1.4), and in test code.
 
     ## Why is this bad?
     Without `num_parallel_calls`, `tf.data` applies the function to one

@@ -78,7 +78,8 @@ class PredictInLoop(Rule):
 
     Silent (`tflint-perf why` says which): loops of a handful of iterations
     (at most 16, from the source: `range(4)`, five literal items,
-    `ds.take(3)`), a different model per iteration, a forward pass under a
+    `ds.take(3)`, the default of a function no code calls, work a counter
+    ends early: `if i > 10: continue`), a different model per iteration, a forward pass under a
     `GradientTape` or with `training=True`, inputs not shown to be one
     sample (chunks, batches), and test code.
 
