@@ -73,6 +73,43 @@ def test_fix_keeps_encoding_bom_and_line_endings(tmp_path, check, name):
         assert b"caf\xe9" in data
 
 
+# A tab after a block indented by spaces: CPython reads the tab as a move to column
+# 8 and accepts the module; LibCST's tokenizer does not ("no matching outer block").
+TAB_AFTER_SPACES = (
+    "import tensorflow as tf\n"
+    "\n"
+    "def setup():\n"
+    '    """A docstring whose second line\n'
+    '\tkeeps its tab."""\n'
+    "    scale = tf.constant(2.0)\n"
+    '    for gpu in tf.config.list_physical_devices("GPU"):\n'
+    "\t    tf.config.experimental.set_memory_growth(gpu, True)\n"
+)
+
+
+def test_a_tab_after_spaces_is_analysed_as_cpython_reads_it(tmp_path, check):
+    (tmp_path / "mixed_tabs.py").write_text(TAB_AFTER_SPACES)
+    status, out, err = check(tmp_path, "--show-fixes", "mixed_tabs.py")
+    assert (status, err) == (1, "")
+    assert _codes(out) == [FINDING]
+    assert out.startswith("mixed_tabs.py:8:6: TFP301"), out  # the column as written
+    assert "[*]" not in out  # no fix for a file the fixer would re-indent
+    before = (tmp_path / "mixed_tabs.py").read_text()
+    assert check(tmp_path, "--fix", "mixed_tabs.py")[0] == 1
+    assert (tmp_path / "mixed_tabs.py").read_text() == before
+
+
+def test_indentation_expansion_leaves_strings_alone():
+    from tflint_perf.engine.indentation import expand_indentation
+
+    expanded = expand_indentation(TAB_AFTER_SPACES)
+    assert expanded is not None
+    assert expanded.shifts == {8: 7}  # one tab: eight columns for one character
+    assert "\tkeeps its tab." in expanded.source  # inside the docstring
+    assert expanded.column(8, 13) == 6 and expanded.column(7, 5) == 5
+    assert expand_indentation("x = 1\n") is None
+
+
 def _parity(source: str, out: str) -> None:
     """TFP000 exactly when the running Python cannot compile it either."""
     assert ("TFP000" in _codes(out)) == (compile_error(source) is not None), out

@@ -11,6 +11,7 @@ from tflint_perf.engine import cst, noqa
 from tflint_perf.engine.cells import PERCENT_MARKER, Cells, compile_error
 from tflint_perf.engine.context import FileContext
 from tflint_perf.engine.fixes import applicable, apply_edits, choose_fixes
+from tflint_perf.engine.indentation import Expanded, expand_indentation
 from tflint_perf.engine.project import ProjectView
 from tflint_perf.engine.rule import SYNTAX_CODE, SYNTAX_NAME, Finding, Fix, Rule
 from tflint_perf.engine.screen import LIBCST_DEPTH_LIMIT, Facts, ast_tree, too_deep_for_libcst
@@ -39,6 +40,9 @@ class Parsed:
     source: str
     errors: List[Finding]
     cells: Optional[Cells] = None
+    # Set when LibCST read the module only with its indentation's tabs expanded:
+    # ``source`` is that text; findings' columns are moved back, and no fix is offered.
+    expanded: Optional[Expanded] = None
 
 
 def find_cells(source: str, path: str, marker: Optional[Pattern]) -> Optional[Cells]:
@@ -119,7 +123,16 @@ def _libcst_parse_guarded(source: str, path: str, tree: ast.Module, cells) -> Pa
         )
         return Parsed(None, source, [syntax_finding(path, line, 1, reason)], cells)
     module, error = _libcst_parse(source, path)
+    if module is None and error is not None and error.message.startswith(_LIBCST_LIMIT):
+        expanded = expand_indentation(source)  # a tab then spaces: CPython's reading
+        if expanded is not None:
+            module, _ = _libcst_parse(expanded.source, path)
+            if module is not None:
+                return Parsed(module, expanded.source, [], cells, expanded)
     return Parsed(module, source, [error] if error is not None else [], cells)
+
+
+_LIBCST_LIMIT = "not analysed: valid Python that LibCST cannot parse"
 
 
 def _libcst_parse(source: str, path: str):
@@ -127,11 +140,24 @@ def _libcst_parse(source: str, path: str):
     try:
         return cst.parse_module(source), None
     except cst.ParserSyntaxError as exc:
-        reason = f"not analysed: valid Python that LibCST cannot parse ({exc.message})"
+        reason = f"{_LIBCST_LIMIT} ({exc.message})"
         return None, syntax_finding(path, exc.raw_line, exc.raw_column + 1, reason)
     except (RecursionError, MemoryError) as exc:  # pathological nesting
         reason = f"not analysed: LibCST's parser raised {type(exc).__name__}"
         return None, syntax_finding(path, 1, 1, reason)
+
+
+def _moved_back(findings: List[Finding], expanded: Expanded) -> List[Finding]:
+    """Findings of a module analysed with its indentation's tabs expanded, at the
+    columns of the file as written; the fixes were made for the expanded text."""
+    for f in findings:
+        f.column = expanded.column(f.line, f.column)
+        f.end_column = expanded.column(f.end_line, f.end_column)
+        if f.fix is not None:
+            f.fix = None
+            note = "No fix offered: this file indents with tabs and spaces mixed."
+            f.detail = f"{f.detail}\n{note}" if f.detail else note
+    return findings
 
 
 def analyse_source(
@@ -151,7 +177,7 @@ def analyse_source(
         project.parsed = (source, tree, parsed)
     if tree is None or parsed is None or parsed.module is None:
         return False
-    ctx = FileContext(path, source, parsed.module)
+    ctx = FileContext(path, parsed.source, parsed.module)
     ctx.project = project
     ctx.ast_tree = tree  # def lines without LibCST's positions (exports)
     try:
@@ -221,7 +247,8 @@ def lint_source(
         project.parsed = (source, tree, parsed)
     findings = list(parsed.errors)
     if parsed.module is not None:
-        findings += _run_rules(parsed, path, rules, silences, project, after)
+        found = _run_rules(parsed, path, rules, silences, project, after)
+        findings += found if parsed.expanded is None else _moved_back(found, parsed.expanded)
     noqa_lines = noqa.NoqaLines(source)
     kept = [f for f in findings if not noqa_lines.suppresses(f.code, f.line)]
     if parsed.cells is not None and parsed.cells.in_notebook:
