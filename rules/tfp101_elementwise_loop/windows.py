@@ -88,12 +88,12 @@ def _window_reduction(facts: LoopFacts, value):
             continue
         func = node.func
         qual = facts.ctx.call_name(node) or ""
-        if isinstance(func, cst.Attribute) and func.attr.value in _WINDOW_REDUCTIONS:
-            operand, name = func.value, func.attr.value
+        if qual in ("numpy.sum", "numpy.mean") and len(node.args) == 1:
+            operand, name = node.args[0].value, qual.rsplit(".", 1)[-1]
+        elif isinstance(func, cst.Attribute) and func.attr.value in _WINDOW_REDUCTIONS:
+            operand, name = func.value, func.attr.value  # x[s:t].mean()
             if node.args:
                 return None
-        elif qual in ("numpy.sum", "numpy.mean") and len(node.args) == 1:
-            operand, name = node.args[0].value, qual.rsplit(".", 1)[-1]
         else:
             continue
         if operand in facts.windows:

@@ -174,7 +174,12 @@ class BodyFlow:
                 if base in written and n in tested and not _own_cell(facts, n):
                     facts.block(Blocker.RECURRENCE, n)  # if not used[j]: used[j] = 1
                     return
-            elif isinstance(n, cst.Name) and n.value in written and _whole_read(facts, n):
+            elif (
+                isinstance(n, cst.Name)
+                and n.value in written
+                and _whole_read(facts, n)
+                and not _row_alias(facts, n.value)
+            ):
                 facts.block(Blocker.RECURRENCE, n)  # h = W.T.dot(x); W[:, k] += ...
                 return
         appended = {facts.ctx.code(s.target) for s in facts.sinks if s.kind is SinkKind.APPEND}
@@ -230,6 +235,17 @@ def _own_cell(facts, sub: cst.Subscript) -> bool:
     """``x[i]`` by the loop's index: each iteration tests the cell it writes, so no
     iteration sees another's store (``used[jmax]`` at a computed index may)."""
     return any(bare_any(e, facts.index) for e in sub.slice)
+
+
+def _row_alias(facts, name: str) -> bool:
+    """``t = p[i]`` in the body: a view of this iteration's own row, bound anew each
+    time, so ``t[a] = ...; y[i] = t`` hands nothing to the next iteration."""
+    value = facts.derived.get(name)
+    for _ in range(4):  # t = row; row = p[i]
+        if not isinstance(value, cst.Name):
+            break
+        value = facts.derived.get(value.value)
+    return isinstance(value, cst.Subscript) and _own_cell(facts, value)
 
 
 def _whole_read(facts, name: cst.Name) -> bool:
