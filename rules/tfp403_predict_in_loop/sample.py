@@ -65,7 +65,7 @@ def _built_with_outputs(ctx, built) -> bool:
 def _value_entering(ctx, sem, name, region: cst.CSTNode):
     """The value ``name`` holds where it is read; in a loop that rebinds it
     (``h`` fed back from the prediction), the value it enters the loop with."""
-    found = sem.lookup_name(name)
+    found = sem.origins(name)  # through in-place changes (``x[0] = i`` keeps the shape)
     if len(found) == 1:
         return found[0].value if found[0].plain else None
     outside = [b for b in found if not ctx.contains(region, b.statement)]

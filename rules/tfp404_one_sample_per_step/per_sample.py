@@ -161,7 +161,7 @@ class PerSample:
     def _batch_of_one(self, data: cst.BaseExpression) -> Optional[cst.CSTNode]:
         """``x.reshape(1, -1)``, ``x[None]``: also a name every binding of which
         reaching here is one (``obs = env.reset()[None]`` ... ``obs = after``)."""
-        found = batch_of_one(self.ctx, data, self.sem.value_of)
+        found = batch_of_one(self.ctx, data, self.sem.origin_value)
         if found is not None or not isinstance(data, cst.Name):
             return found
         bindings = self.sem.lookup_name(data)
@@ -236,8 +236,16 @@ class PerSample:
             targets = {b.name for b in self.sem.bindings_of(loop)}
             if derived & targets:
                 return True
-        bound = {b.name.split(".", 1)[0] for b in self.sem.bindings_in(loop)}
-        for node in [data, *descendants(data)]:
+        made = self.sem.bindings_in(loop)
+        bound = {b.name.split(".", 1)[0] for b in made}
+        # The data, and the loop's statements that fill what it reads (``x[0] = xs[idx]``).
+        sources = [data] + [
+            b.statement
+            for b in made
+            if b.name.split(".", 1)[0] in derived
+            and isinstance(b.statement, (cst.Assign, cst.AugAssign, cst.AnnAssign))
+        ]
+        for node in (n for source in sources for n in [source, *descendants(source)]):
             if isinstance(node, cst.Subscript):
                 base = dotted(node.value)
                 if base is not None and base.split(".", 1)[0] not in bound:

@@ -2,6 +2,7 @@
 
 from tests.analysis.snippets import context, find
 from tflint_perf.analysis.calls import CallGraph
+from tflint_perf.analysis.semantic import SemanticModel
 from tflint_perf.engine import cst
 
 
@@ -138,8 +139,39 @@ def test_methods_of_an_instance_passed_to_a_constructor_and_kept_on_self():
         """
     )
     assert names(g.resolve(find(ctx, cst.Call, "self.global_actor.train(1)"))) == ["train"]
-    # passed instances of two classes: unknown
-    assert g.resolve(find(ctx, cst.Call, "self.thing.train(2)")) == []
+    # passed instances of two classes: the method of each that defines it may run
+    found = g.resolve(find(ctx, cst.Call, "self.thing.train(2)"))
+    assert [ctx.shared(SemanticModel).method_class(f).name.value for f in found] == ["Actor"]
+
+
+def test_a_parameter_given_instances_of_several_classes_runs_any_of_their_methods():
+    ctx, g = graph(
+        """
+        class Agent:
+            def act(self, s):
+                return s
+        class RandomAgent:
+            def act(self, s):
+                return 0
+        class Unknown:
+            pass
+        def run(agent):
+            return agent.act(1)
+        def other(thing):
+            return thing.act(2)
+        run(Agent())
+        run(RandomAgent())
+        other(Agent())
+        other(make())
+        """
+    )
+    acts = g.resolve(find(ctx, cst.Call, "agent.act(1)"))
+    assert [ctx.shared(SemanticModel).method_class(f).name.value for f in acts] == [
+        "Agent",
+        "RandomAgent",
+    ]
+    # one caller passes something of unknown origin: unknown
+    assert g.resolve(find(ctx, cst.Call, "thing.act(2)")) == []
 
 
 def test_possible_callers_match_a_unique_method_name_through_an_unknown_receiver():

@@ -158,7 +158,7 @@ class Binder:
         elif isinstance(target, cst.StarredElement):
             self._target(target.value, statement, None, kind, source, path)
         elif isinstance(target, cst.Attribute):
-            self._attribute(target, statement, value, kind)
+            self._attribute(target, statement, value, kind, source, path)
         elif isinstance(target, cst.Subscript):
             base = target.value
             while isinstance(base, (cst.Subscript, cst.Attribute)):
@@ -166,14 +166,15 @@ class Binder:
             if isinstance(base, cst.Name):
                 self._bind_name(base, statement, BindingKind.MUTATION, statement)
 
-    def _attribute(self, target: cst.Attribute, statement, value, kind) -> None:
+    def _attribute(self, target: cst.Attribute, statement, value, kind, source, path) -> None:
         name = dotted(target)
         if name is None:
             return
         scope = self.model.scope_of(target)
         position = self._visible_from(statement)
-        if kind is BindingKind.ASSIGNMENT and value is not None:
-            binding = Binding(name, kind, scope, target, statement, position, value)
+        if kind is BindingKind.ASSIGNMENT and (value is not None or source is not None):
+            # ``self.a, self.b = make()``: an item of what the call returns, as for names
+            binding = Binding(name, kind, scope, target, statement, position, value, source, path)
         else:
             binding = Binding(name, BindingKind.MUTATION, scope, target, statement, position)
         self._add(binding)

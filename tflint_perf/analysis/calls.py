@@ -145,15 +145,17 @@ class CallGraph:
                 out += self._binding_targets(binding, call, depth, direct)
             if out:
                 return _unique(out)
-        cls = self.values.instance_class(func.value)
-        if cls is None:
-            return []
-        found = self.method(cls, name)
-        out = [found] if found is not None else []
-        if _is_self(func.value, self.sem, cls):
-            out += [
-                m for sub in self.subclasses(cls) for m in [self.method(sub, name, own=True)] if m
-            ]
+        out = []
+        for cls in self.values.instance_classes(func.value):  # any of them may run
+            found = self.method(cls, name)
+            out += [found] if found is not None else []
+            if _is_self(func.value, self.sem, cls):
+                out += [
+                    m
+                    for sub in self.subclasses(cls)
+                    for m in [self.method(sub, name, own=True)]
+                    if m
+                ]
         return _unique(out)
 
     def _passed(self, binding: Binding, depth: int) -> List[cst.FunctionDef]:

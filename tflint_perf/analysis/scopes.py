@@ -9,6 +9,7 @@ from typing import Dict, Iterable, List, Optional, Set, cast
 
 from tflint_perf.engine import cst
 from tflint_perf.engine.nodes import node_types
+from tflint_perf.engine.walk import children
 
 
 class ScopeKind(enum.Enum):
@@ -132,3 +133,63 @@ def leaves(target) -> Iterable[cst.CSTNode]:
         yield from leaves(target.value)
     else:
         yield target
+
+
+def free_names(node: cst.CSTNode, bound: frozenset, out: List[str]) -> None:
+    """The reading walk: Names read, skipping attribute names, keywords,
+    and names bound inside comprehensions and lambdas."""
+    if isinstance(node, cst.Name):
+        if node.value not in bound:
+            out.append(node.value)
+        return
+    if isinstance(node, cst.Attribute):
+        free_names(node.value, bound, out)
+        return
+    if isinstance(node, cst.Arg):
+        free_names(node.value, bound, out)
+        return
+    if isinstance(node, cst.Lambda):
+        for param in all_params(node.params):  # defaults run where the lambda is made
+            if param.default is not None:
+                free_names(param.default, bound, out)
+        inner = bound | {p.name.value for p in all_params(node.params)}
+        free_names(node.body, frozenset(inner), out)
+        return
+    if isinstance(node, COMPREHENSIONS):
+        comp: Optional[cst.CompFor] = node.for_in
+        names = set(bound)
+        first = True
+        while comp is not None:
+            free_names(comp.iter, bound if first else frozenset(names), out)
+            first = False
+            names.update(target_names(comp.target))
+            for cond in comp.ifs:
+                free_names(cond.test, frozenset(names), out)
+            comp = comp.inner_for_in
+        parts = [node.key, node.value] if isinstance(node, cst.DictComp) else [node.elt]
+        for part in parts:
+            free_names(part, frozenset(names), out)
+        return
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        return
+    for child in children(node):
+        free_names(child, bound, out)
+
+
+def is_read(ctx, node: cst.Name) -> bool:
+    """A Name that is not a binding's own node reads its name, unless it is an
+    attribute's name, a keyword, or part of an import."""
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.Attribute):
+        return parent.value is node
+    if isinstance(parent, cst.Arg):
+        return parent.keyword is not node
+    if isinstance(parent, (cst.ImportAlias, cst.AsName, cst.Param, cst.Global, cst.Nonlocal)):
+        return False
+    if isinstance(parent, (cst.FunctionDef, cst.ClassDef)):
+        return parent.name is not node
+    return not isinstance(parent, (cst.NameItem, cst.ImportFrom, cst.Import))
+
+
+def target_names(target: cst.CSTNode) -> List[str]:
+    return [n.value for n in leaves(target) if isinstance(n, cst.Name)]

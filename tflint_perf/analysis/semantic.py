@@ -47,11 +47,11 @@ from tflint_perf.analysis.scopes import (
     ScopeKind,
     all_params,
     first_param,
-    leaves,
+    free_names,
+    is_read,
 )
 from tflint_perf.engine import cst
 from tflint_perf.engine.names import dotted
-from tflint_perf.engine.walk import children
 
 __all__ = [
     "COMPREHENSIONS",
@@ -372,6 +372,14 @@ class SemanticModel:
             return cast(cst.BaseExpression, found[0].value)  # an assignment's value
         return None
 
+    def origin_value(self, name: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        """The value that made the object ``name`` reads, through in-place changes
+        (``x = np.zeros((1,)); x[0] = i``): what its shape comes from."""
+        found = self.origins(name)
+        if len(found) == 1 and found[0].plain:
+            return cast(cst.BaseExpression, found[0].value)
+        return None
+
     def definitions(self, name: str, scope: Optional[Scope] = None) -> List[Binding]:
         """Every binding of ``name`` in ``scope`` (the module by default)."""
         return list((scope or self.module_scope).bindings.get(name, ()))
@@ -381,7 +389,7 @@ class SemanticModel:
         """Names ``node`` reads, in order (dotted names reduced to their root),
         minus those bound inside it by comprehensions and lambdas."""
         out: List[str] = []
-        _free(node, frozenset(), out)
+        free_names(node, frozenset(), out)
         return out
 
     def varying(self, loop: cst.CSTNode, stable=None) -> Set[str]:
@@ -477,7 +485,7 @@ class SemanticModel:
             }
             self._reads_by_name = {}
             for node in self.ctx.nodes(cst.Name):
-                if id(node) not in bound and _is_read(self.ctx, node):
+                if id(node) not in bound and is_read(self.ctx, node):
                     self._reads_by_name.setdefault(node.value, []).append(node)
         return [
             node
@@ -533,63 +541,3 @@ def _evaluated_inside(scope_node, child, below, node) -> bool:
         return child is scope_node.body
     # a comprehension: all but its first iterable
     return not (child is scope_node.for_in and below is scope_node.for_in.iter)
-
-
-def _free(node: cst.CSTNode, bound: frozenset, out: List[str]) -> None:
-    """The reading walk: Names read, skipping attribute names, keywords,
-    and names bound inside comprehensions and lambdas."""
-    if isinstance(node, cst.Name):
-        if node.value not in bound:
-            out.append(node.value)
-        return
-    if isinstance(node, cst.Attribute):
-        _free(node.value, bound, out)
-        return
-    if isinstance(node, cst.Arg):
-        _free(node.value, bound, out)
-        return
-    if isinstance(node, cst.Lambda):
-        for param in all_params(node.params):  # defaults run where the lambda is made
-            if param.default is not None:
-                _free(param.default, bound, out)
-        inner = bound | {p.name.value for p in all_params(node.params)}
-        _free(node.body, frozenset(inner), out)
-        return
-    if isinstance(node, COMPREHENSIONS):
-        comp: Optional[cst.CompFor] = node.for_in
-        names = set(bound)
-        first = True
-        while comp is not None:
-            _free(comp.iter, bound if first else frozenset(names), out)
-            first = False
-            names.update(_target_names(comp.target))
-            for cond in comp.ifs:
-                _free(cond.test, frozenset(names), out)
-            comp = comp.inner_for_in
-        parts = [node.key, node.value] if isinstance(node, cst.DictComp) else [node.elt]
-        for part in parts:
-            _free(part, frozenset(names), out)
-        return
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-        return
-    for child in children(node):
-        _free(child, bound, out)
-
-
-def _is_read(ctx, node: cst.Name) -> bool:
-    """A Name that is not a binding's own node reads its name, unless it is an
-    attribute's name, a keyword, or part of an import."""
-    parent = ctx.parent(node)
-    if isinstance(parent, cst.Attribute):
-        return parent.value is node
-    if isinstance(parent, cst.Arg):
-        return parent.keyword is not node
-    if isinstance(parent, (cst.ImportAlias, cst.AsName, cst.Param, cst.Global, cst.Nonlocal)):
-        return False
-    if isinstance(parent, (cst.FunctionDef, cst.ClassDef)):
-        return parent.name is not node
-    return not isinstance(parent, (cst.NameItem, cst.ImportFrom, cst.Import))
-
-
-def _target_names(target: cst.CSTNode) -> List[str]:
-    return [n.value for n in leaves(target) if isinstance(n, cst.Name)]

@@ -400,12 +400,21 @@ class Values:
     def instance_class(self, expr: cst.CSTNode) -> Optional[cst.ClassDef]:
         """The class of this module an object is an instance of: ``self`` in a
         method, or the one class every constructor call it comes from builds."""
+        classes = self.instance_classes(expr)
+        return classes[0] if len(classes) == 1 else None
+
+    def instance_classes(self, expr: cst.CSTNode) -> List[cst.ClassDef]:
+        """The classes of this module an object may be an instance of, when every
+        constructor call it comes from builds one (``run(agent)`` called with an
+        ``Agent()`` and a ``RandomAgent()``); empty when a source is unknown."""
         made = self.constructed_by(expr)
         if made is None:
-            return None
+            return []
         classes = {self.class_called(c) if isinstance(c, cst.Call) else c for c in made}
-        found = classes.pop() if len(classes) == 1 else None
-        return found if isinstance(found, cst.ClassDef) else None
+        found = [c for c in classes if isinstance(c, cst.ClassDef)]
+        if len(found) < len(classes):
+            return []
+        return sorted(found, key=lambda c: self.ctx.span(c)[0])
 
     def external_class(self, expr: cst.CSTNode) -> Optional[dict]:
         """The exported facts of the class, of another module of the tree, an
