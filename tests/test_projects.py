@@ -45,7 +45,10 @@ def test_project_findings_do_not_depend_on_the_pool(case, monkeypatch):
 
 # Cases whose finding each module finds alone too: the tree keeps the other module's
 # call of the same trap silent (one finding per trap; NEAR_MISSES checks the reason).
-SAID_ONCE = {"bad_tfp202_agent_method_reported_where_defined"}
+SAID_ONCE = {
+    "bad_tfp202_agent_method_reported_where_defined",
+    "bad_tfp403_agent_method_reported_where_defined",
+}
 
 
 @pytest.mark.parametrize(
@@ -64,6 +67,7 @@ NEAR_MISSES = [  # (case, file, line, rule, the reason it records for staying si
     ("ok_tfp201_compiled_where_imported", "pkg/train.py", 13, "TFP201", "compiled"),
     ("ok_tfp401_prefetched_in_other_module", "pkg/train.py", 19, "TFP401", "already-done"),
     ("bad_tfp202_agent_method_reported_where_defined", "pkg/play.py", 18, "TFP202", "covered"),
+    ("bad_tfp403_agent_method_reported_where_defined", "pkg/main.py", 11, "TFP403", "covered"),
 ]
 
 

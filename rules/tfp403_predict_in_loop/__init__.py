@@ -132,6 +132,7 @@ class PredictInLoop(Rule):
         receivers = sites = None
         graph_mode = None
         project = ctx.project is not None
+        reported: set = set()
         for call in ctx.nodes(cst.Call):
             method = inference_method(call)
             if method is None and not project:
@@ -140,6 +141,9 @@ class PredictInLoop(Rule):
                 receivers, sites = Receivers(ctx), Sites(ctx)
             verdict = receivers.classify(call, method)
             if verdict is None:
+                continue
+            if isinstance(verdict, NotInference) and method is None:  # another module's function
+                self.silent(call, verdict.reason, verdict.detail)
                 continue
             data = data_argument(call)
             if isinstance(verdict, Inference) and verdict.external is not None:
@@ -172,6 +176,10 @@ class PredictInLoop(Rule):
             if graph_mode is None:
                 graph_mode = graph_mode_keras(ctx)
             at = sites.report_at(call, site)
+            if at in reported:  # a helper call whose function runs one of two models
+                self.silent(call, Reason.COVERED, "reported at the helper call already")
+                continue
+            reported.add(at)
             headline, detail = message(ctx, call, at, verdict, site, graph_mode)
             self.report(at, message=headline, detail=detail)
 

@@ -93,13 +93,16 @@ class Receivers:
             return Inference(method, model, False)
         return NotInference(Reason.UNRESOLVED, "the model's library is not known")
 
-    def _external(self, call: cst.Call, facts: dict) -> Optional[Inference]:
+    def _external(self, call: cst.Call, facts: dict) -> Union[Inference, NotInference, None]:
         """A function of another module of the tree that runs Keras inference on
         one of its parameters (``agent.act(obs)``, ``QNetwork.predict(states)``)."""
         used = facts.get("uses", {}).get("INFERENCE", {})
         if not used:
             return None
         param, info = sorted(used.items())[0]
+        if facts.get("agent_entry") and info.get("one_sample"):
+            # The agent's module reports the one-sample `predict` where it happens.
+            return NotInference(Reason.COVERED, "reported in the agent's own module")
         data = external_argument(call, facts, param)
         if data is None:
             return None

@@ -12,7 +12,9 @@ can be cached and sent between processes):
   whether the module compiles it or already reports it) and the ``tf.data``
   pipelines it returns (``pipelines``: each one's facts, where it ends);
   ``growth_reported``: it builds TF1 ops and runs them on every call, and
-  the module's own finding already points at it;
+  the module's own finding already points at it; ``agent_entry``: a method
+  of an agent class, run by an environment loop elsewhere, that itself runs
+  inference on one sample it makes (its module reports that call);
 - a class: what its instances are (a Keras model, a layer ...) and the same
   facts for each of its methods;
 - a value: what it holds (a dataset, a Keras model ...).
@@ -91,6 +93,9 @@ def function_facts(
     growth = Effect.GRAPH_GROWTH | Effect.RUNS_GRAPH
     if summary.effects & growth == growth and _reported_here(ctx, func):
         facts["growth_reported"] = True
+    direct = summary.uses.get(Effect.INFERENCE, {}).values()
+    if any(len(u.path) == 1 and u.sample is not None for u in direct) and _agent_entry(ctx, func):
+        facts["agent_entry"] = True  # its own `predict` on one sample: reported there
     if facts["returns"] == Kind.DATASET.value:
         pipelines = _pipeline_facts(ctx, func)
         if pipelines:
@@ -134,13 +139,15 @@ def _step_facts(ctx) -> Dict[cst.FunctionDef, Facts]:
 def _reported_here(ctx, func: cst.FunctionDef) -> bool:
     """A loop of the module runs ``func``, or it is an agent's method (an environment
     loop runs it): the module's own finding points at it, not the callers elsewhere."""
-    from tflint_perf.analysis.agent_classes import AgentClasses
     from tflint_perf.analysis.reach import Reach
 
-    return (
-        ctx.shared(Reach).hot(func.body) is not None
-        or ctx.shared(AgentClasses).entry_method(func) is not None
-    )
+    return ctx.shared(Reach).hot(func.body) is not None or _agent_entry(ctx, func)
+
+
+def _agent_entry(ctx, func: cst.FunctionDef) -> bool:
+    from tflint_perf.analysis.agent_classes import AgentClasses
+
+    return ctx.shared(AgentClasses).entry_method(func) is not None
 
 
 def _framework_method(ctx, func: cst.FunctionDef) -> bool:
