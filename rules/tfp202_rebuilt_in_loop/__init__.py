@@ -64,8 +64,9 @@ class RebuiltInLoop(Rule):
       placeholder, eager execution off): ops created on every iteration of a
       loop that runs the graph (`sess.run(tf.add(x, y))`, `tf.nn.softmax`
       per test batch, `v.assign(i)` per epoch, a `Saver()` per checkpoint,
-      `sess.run(G(z, reuse=True))` with a `G` the linter cannot read), one
-      finding per statement; a function that creates ops and runs the graph
+      an RNN cell's `zero_state(...)` per validation, `sess.run(G(z,
+      reuse=True))` with a `G` the linter cannot read), one finding per
+      statement; a function that creates ops and runs the graph
       on every call (`tf.assign` target-network copies, `tf.gradients`, a
       helper computing an accuracy), run by a loop through any helpers,
       methods or callables, or an agent's `learn()` an environment loop in
@@ -79,7 +80,8 @@ class RebuiltInLoop(Rule):
       one set of ops per item (an initializer built after the item's new
       variables included; the same op on every iteration is still
       reported), a loop that builds a graph without running it, a loop that
-      only runs ops built before it, a helper that only code run now and
+      only runs ops built before it (a Keras model's or layer's
+      `set_weights`/`reset_states` reuse the assign ops Keras cached), a helper that only code run now and
       then calls (`if step % 1000 == 0`, a throttle that resets its mark, an
       `except` for the end of the data), ops built on
       the first call only and kept (`if self.op is None:`,

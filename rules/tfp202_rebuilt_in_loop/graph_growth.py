@@ -138,8 +138,10 @@ class GraphGrowth:
         """The op is built from what changes between iterations (one per item)."""
         reads = set(self.facts.sem.reads(op))
         statement = self.facts.sem.statement_of(op)
-        for binding in self.facts.sem.bindings_of(statement):
-            reads.add(binding.name)  # ``out = model[layer]``: assigned per item
+        # ``out = model[layer]``: assigned per item (``r = sess.run(op(...))`` is not)
+        if getattr(statement, "value", None) is op:
+            for binding in self.facts.sem.bindings_of(statement):
+                reads.add(binding.name)
         return bool(reads & varying)
 
     def _builds_per_call(self, loop: Loop) -> bool:

@@ -384,8 +384,12 @@ def _graph_method(receiver: Kind, name: str) -> Effect:
     if receiver is Kind.UNKNOWN and name in VARIABLE_ASSIGNS:
         return Effect.GRAPH_GROWTH  # ``target_var.assign(v)``: a variable of a collection
     facts = api.method(receiver, name)
-    if facts is None or receiver in (Kind.KERAS_MODEL, Kind.LAYER):
-        return Effect.NONE  # Keras caches the ops it runs (``set_weights``: ``batch_set_value``)
+    if facts is None:
+        return Effect.NONE
+    if receiver in (Kind.KERAS_MODEL, Kind.LAYER):
+        # Keras caches the ops its updates run (``set_weights``: ``batch_set_value``);
+        # only what the table says builds ops does (``cell.zero_state(n, dtype)``).
+        return facts.effects & Effect.GRAPH_GROWTH
     if facts.effects & Effect.UPDATE or (
         receiver is Kind.ITERATOR and facts.returns is Kind.TENSOR
     ):

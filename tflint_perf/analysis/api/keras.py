@@ -95,7 +95,8 @@ MODEL_METHODS = merge(
     names("get_layer", Api(Kind.LAYER)),
 )
 LAYER_METHODS = merge(
-    {"__call__": Api(Kind.TENSOR)},
+    # A TF1 RNN cell's first state: new ops, a tuple of state tensors (one per layer or part).
+    {"__call__": Api(Kind.TENSOR), "zero_state": Api(Kind.LIST, E.GRAPH_GROWTH)},
     names("get_weights", Api(Kind.LIST)),
     names("set_weights", Api(Kind.NONE, E.UPDATE)),
 )

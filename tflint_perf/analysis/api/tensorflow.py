@@ -73,6 +73,13 @@ FUNCTIONS = merge(
         "tensorflow.",
     ),
     {"tensorflow.nn.RNNCell": Api(Kind.LAYER, E.BUILDS)},
+    # TF1's tf.contrib.rnn re-exports the cells of tf.nn.rnn_cell (beside functions).
+    names(
+        """BasicLSTMCell LSTMCell GRUCell BasicRNNCell MultiRNNCell DropoutWrapper
+        ResidualWrapper LSTMBlockCell GRUBlockCell LayerNormBasicLSTMCell""",
+        Api(Kind.LAYER, E.BUILDS),
+        "tensorflow.contrib.rnn.",
+    ),
     # -- devices and the runtime --------------------------------------------------
     names(
         "config.list_logical_devices config.experimental.list_logical_devices",
