@@ -32,7 +32,12 @@ class OneSamplePerStep(Rule):
       `[0]` (`target_f = model.predict(state); target_f[0][action] = ...`).
       When each sample comes from the step before it (an environment loop
       that trains on the newest transition), batching is impossible and the
-      advice is `train_on_batch` instead of `fit`;
+      advice is `train_on_batch` instead of `fit`. A `fit` on one sample in a
+      method of a reinforcement-learning agent class that nothing in its
+      module calls (`analysis/agent_classes.py`: the environment loop is in
+      another file) is reported too, with that advice. Samples drawn from a
+      collection into a one-row buffer (`x[0] = xs[random_index]`) are
+      independent: stack them;
     - `batch_size=1` on `fit`/`evaluate`/`predict` over an array, or on a
       producer Keras iterates (`flow_from_dataframe(..., batch_size=1)` fed to
       `predict`);

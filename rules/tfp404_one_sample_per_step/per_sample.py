@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Iterator, List, Optional, Tuple
 
 from tflint_perf.analysis import api
+from tflint_perf.analysis.agent_classes import AgentClasses
 from tflint_perf.analysis.api import Effect, Kind, tfdata
 from tflint_perf.analysis.dataset_use import DatasetUse
 from tflint_perf.analysis.samples import batch_of_one
@@ -112,7 +113,7 @@ class PerSample:
         else:  # a loop's body in a function of its own, fed through shared names
             run = next(loop_runs(self.ctx, call, data), None)
             if run is None:
-                return Silent(call, Reason.RUNS_ONCE, "not in a loop")
+                return self._agent_step(site) or Silent(call, Reason.RUNS_ONCE, "not in a loop")
             func = self.sem.function_of(call)
             loop, estimate = run.loop, self.trips.repeats(run.site)
             region = func.body if func is not None else None
@@ -137,6 +138,23 @@ class PerSample:
         if site.method == _LIGHT and not independent:
             return Silent(call, Reason.SEQUENTIAL, "already the light call, one update per step")
         return self._report(site, loop, evidence, independent)
+
+    def _agent_step(self, site: Site) -> Optional[Verdict]:
+        """``fit`` on one sample in an agent's method that nothing here calls: the
+        environment loop in another module runs it once per step (online learning)."""
+        func = self.sem.function_of(site.call)
+        agent = self.ctx.shared(AgentClasses).entry_method(func) if func is not None else None
+        if func is None or agent is None:
+            return None
+        if site.method == _LIGHT:
+            return Silent(
+                site.call, Reason.SEQUENTIAL, "already the light call, one update per step"
+            )
+        evidence = self._one_sample(func.body, site)
+        if evidence is None:
+            shown = clip(self.ctx.code(site.data))
+            return Silent(site.call, Reason.BATCHED, f"`{shown}`: no sign of one sample")
+        return self._report(site, None, evidence, False, agent.name.value)
 
     def _built_in(self, loop: cst.CSTNode, model: cst.BaseExpression) -> bool:
         """``model`` is bound anew inside the loop (a fresh model per iteration)."""
@@ -253,12 +271,20 @@ class PerSample:
         return False
 
     # -- the message ------------------------------------------------------------------------
-    def _report(self, site: Site, loop, evidence: str, independent: bool) -> Report:
+    def _report(
+        self, site: Site, loop, evidence: str, independent: bool, agent: Optional[str] = None
+    ) -> Report:
         ctx = self.ctx
         method = site.method
         head = clip(ctx.code(site.call.func), 28)
-        where = _loop_words(ctx, loop)
-        if independent:
+        where = _loop_words(ctx, loop) if loop is not None else "the environment loop"
+        if agent is not None:
+            headline = fit_headline(
+                f"`{head}()` trains on one sample per environment step: call `train_on_batch` "
+                "instead",
+                f"`{method}()` on one sample per environment step: call `train_on_batch` instead",
+            )
+        elif independent:
             headline = fit_headline(
                 f"`{head}()` trains on one sample per iteration of {where}: stack the samples, "
                 f"call `{method}` once",
@@ -273,6 +299,11 @@ class PerSample:
                 f"`{method}()` on one sample per loop step: call `train_on_batch` instead",
             )
         lines = [f"One sample: {evidence}."]
+        if agent is not None:
+            lines.append(
+                f"Nothing in this module calls this method of agent `{agent}`, so the environment "
+                "loop in another module runs it once per step."
+            )
         if len(site.path) > 1:
             chain = " -> ".join(
                 f"`{clip(ctx.code(n.func), 28)}()`" for n in site.path if isinstance(n, cst.Call)
