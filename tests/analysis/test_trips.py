@@ -100,6 +100,13 @@ def test_a_literal_slice_of_an_array_is_counted():
         ("for p in model.predict(np.array([[0.1], [0.2]])):", Size.TINY, 2),
         ("for k in np.arange(5):", Size.TINY, 5),
         ("for k in np.linspace(0.0, 1.0, 40):", Size.DATA, 40),
+        # counts bound to names, and linspace's num= (its default, 50, is never assumed)
+        ("for k in np.linspace(0, 1, n_imgs):", Size.TINY, 5),
+        ("for k in np.linspace(0, 1, num=n_imgs):", Size.TINY, 5),
+        (f"for k in np.linspace(0, 1, {TINY + 1}):", Size.DATA, TINY + 1),
+        ("for k in np.arange(0, n_imgs):", Size.TINY, 5),
+        ("for k in np.arange(0.0, 1.0, 0.25):", Size.TINY, 4),
+        ("for k in np.linspace(0, 1):", Size.DATA, None),
         (f"for i in range(np.zeros({TINY + 1}).shape[0]):", Size.DATA, TINY + 1),
         # an array's dimensions are a handful, whatever its shape
         ("for axis in range(data.ndim):", Size.TINY, None),
@@ -112,6 +119,7 @@ def test_arrays_of_literal_sizes_and_dimensions(header, size, count):
         data = np.load("x.npy")
         arms = np.zeros(10)
         grid = np.ones((4, 4, 3))
+        n_imgs = 5
         {header}
             work()
         """

@@ -43,7 +43,10 @@ class Blocker(enum.Enum):
     WORK_LIST = ("work items handed to a pool or joined as text", Reason.NOT_DATA)
     OBJECTS = ("Python objects walked beside the arrays", Reason.NOT_DATA)
     LOOKUP = ("values used as keys into a container", Reason.NOT_DATA)
-    TILING = ("copies into blocks that move with the index (a mosaic)", Reason.NOT_WORK)
+    TILING = (
+        "stores into blocks that move with the index (a mosaic, an overlap-add)",
+        Reason.NOT_WORK,
+    )
     TEXT = ("string formatting or comparisons with strings", Reason.NOT_DATA)
     PYTHON_LIST = ("a Python list being built", Reason.NOT_DATA)
     RAGGED = (
@@ -263,8 +266,8 @@ class LoopFacts(ElementReads):
             return Blocker.OBJECTS  # for spec, obs in zip(specs, obs): spec.dtype
         if isinstance(n, cst.Subscript) and self._keyed_by_walked_value(n):
             return Blocker.LOOKUP  # for ch in text: codes[ch]
-        if isinstance(n, cst.AssignTarget) and self._tiles(n.target):
-            return Blocker.TILING  # grid[:, i * size:(i + 1) * size] = image: a mosaic
+        if isinstance(n, (cst.AssignTarget, cst.AugAssign)) and self._tiles(n.target):
+            return Blocker.TILING  # grid[:, i * size:(i + 1) * size] = image; overlap-add
         if _stringly(n):
             return Blocker.TEXT  # "%dk" % v, word != b"<pad>": text, not numbers
         if isinstance(n, cst.AugAssign) and _list_valued(n.value):

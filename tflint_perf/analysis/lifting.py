@@ -51,6 +51,7 @@ class Lifted:
     code: str
     dims: Tuple[str, ...] = ()  # the loop axes the value leads with; () for the same everywhere
     sure: bool = True  # an array (a list would repeat or fail under arithmetic)
+    scalar: bool = False  # one number per element (an index, a counter's value), not a row
 
     @property
     def batched(self) -> bool:
@@ -211,7 +212,7 @@ class Lifter:
                 return Lifted(f"{self.lib('logical_not')}({inner.code})", inner.dims)
             symbol = self.ctx.code(expr.operator).strip()
             wrapped = inner.code if strength(inner.code) >= UNARY else f"({inner.code})"
-            return Lifted(f"{symbol}{wrapped}", inner.dims)
+            return Lifted(f"{symbol}{wrapped}", inner.dims, scalar=inner.scalar)
         if isinstance(expr, cst.BooleanOperation):
             left, right = self.lift(expr.left, depth + 1), self.lift(expr.right, depth + 1)
             dims = common_dims(left, right)
@@ -251,14 +252,14 @@ class Lifter:
         facts, walk = self.facts, self.facts.walk
         value = name.value
         if value in walk.gather:
-            return Lifted(f"{self.np}.asarray({walk.whole[value]})", (WALK,))
+            return Lifted(f"{self.np}.asarray({walk.whole[value]})", (WALK,), scalar=True)
         if value in walk.whole and value not in facts.index:
-            return Lifted(walk.whole[value], (WALK,), walk.sized)
+            return Lifted(walk.whole[value], (WALK,), walk.sized, value == walk.counter)
         if value in facts.derived:
             return self.lift(facts.derived[value], depth + 1)
         if value in facts.index:
             code = self.arange(value)
-            return Lifted(code, (self.dim_of(value),)) if code is not None else None
+            return Lifted(code, (self.dim_of(value),), scalar=True) if code is not None else None
         return None
 
     def _binary(self, expr: cst.BinaryOperation, depth: int) -> Optional[Lifted]:
@@ -266,16 +267,19 @@ class Lifter:
         if left is None or right is None:
             return None
         dims = common_dims(left, right)
-        if dims is None:
+        if dims is None or _against_an_array(left, right):
             return None
         symbol = self.ctx.code(expr.operator).strip()
         if symbol == "@" and right.batched and not left.batched:
             return Lifted(f"{operand(right.code, '@')} @ {atom(left.code)}.T", dims)  # w @ x[i]
         if symbol == "@" and left.batched and right.batched:
             return None
+        scalar = all(p.scalar for p in (left, right) if p.batched)
         left, right = self._arrays(left, right)
         return Lifted(
-            f"{operand(left.code, symbol)} {symbol} {operand(right.code, symbol, True)}", dims
+            f"{operand(left.code, symbol)} {symbol} {operand(right.code, symbol, True)}",
+            dims,
+            scalar=scalar,
         )
 
     def _comparison(self, expr: cst.Comparison, depth: int) -> Optional[Lifted]:
@@ -289,7 +293,7 @@ class Lifter:
         if left is None or right is None:
             return None
         dims = common_dims(left, right)
-        if dims is None:
+        if dims is None or _against_an_array(left, right):
             return None
         left, right = self._arrays(left, right)
         symbol = " ".join(self.ctx.code(target.operator).split())
@@ -484,6 +488,16 @@ def _nodes(expr):
 def _forward(rng: cst.Call) -> bool:
     return len(rng.args) < 3 or (
         isinstance(rng.args[2].value, cst.Integer) and rng.args[2].value.value == "1"
+    )
+
+
+def _against_an_array(left: Lifted, right: Lifted) -> bool:
+    """A number per element against a whole array (``start + (end - start) * a`` over
+    ``a in np.linspace(0, 1, n)``): the whole-array form needs the array's axes
+    added to the numbers (``a[:, None]`` for a vector), which the source does not show."""
+    return any(
+        one.batched and one.scalar and not other.batched and other.sure
+        for one, other in ((left, right), (right, left))
     )
 
 

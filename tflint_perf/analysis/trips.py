@@ -423,14 +423,20 @@ class Trips:
         qualname = self.ctx.call_name(call)
         if arraymath.op(qualname) is not arraymath.ArrayOp.COUNTER:
             return None
+        if (qualname or "").endswith("linspace"):  # num items (its third argument, or num=)
+            num = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "num"]
+            num += [a.value for a in call.args[2:3] if a.keyword is None]
+            count = self.number(num[0]) if len(num) == 1 and not call.args[0].star else None
+            return counted(int(count), f"`{code}`") if count is not None else None
         if any(a.keyword is not None or a.star for a in call.args):
             return None
-        bounds = [literal_number(a.value) for a in call.args]
+        bounds = [  # literals, or names bound to an int
+            b if (b := literal_number(a.value)) is not None else self.number(a.value)
+            for a in call.args
+        ]
         if not bounds or any(b is None for b in bounds):
             return None
         numbers = [b for b in bounds if b is not None]
-        if (qualname or "").endswith("linspace"):
-            return counted(int(numbers[2]), f"`{code}`") if len(numbers) == 3 else None
         if len(numbers) == 1:
             numbers = [0.0, numbers[0]]
         step = numbers[2] if len(numbers) > 2 else 1.0
