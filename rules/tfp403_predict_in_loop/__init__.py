@@ -59,7 +59,11 @@ class PredictInLoop(Rule):
     Reinforcement-learning agents usually keep their environment loop in
     another file. A `predict` on one observation in a method of an agent
     class (see `analysis/agent_classes.py`) that nothing in its module calls
-    is reported too, with the advice to call the model directly.
+    is reported too, with the advice to call the model directly; when the
+    tree is linted, the environment loop's call of that method in the other
+    file is the same trap and stays silent. A loop over an object that its
+    callers build from several classes (`run(agent)` called with an `Agent()`
+    and a `RandomAgent()`) may run the method of any of them.
 
     The advice depends on the loop:
 
