@@ -136,13 +136,7 @@ class GraphGrowth:
 
     def _depends(self, op: cst.Call, varying: Set[str]) -> bool:
         """The op is built from what changes between iterations (one per item)."""
-        reads = set(self.facts.sem.reads(op))
-        statement = self.facts.sem.statement_of(op)
-        # ``out = model[layer]``: assigned per item (``r = sess.run(op(...))`` is not)
-        if getattr(statement, "value", None) is op:
-            for binding in self.facts.sem.bindings_of(statement):
-                reads.add(binding.name)
-        return bool(reads & varying)
+        return bool(set(self.facts.sem.reads(op)) & varying)
 
     def _builds_per_call(self, loop: Loop) -> bool:
         """A loop in a function over items that are not data (``for p in self.params``):
