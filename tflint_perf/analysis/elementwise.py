@@ -262,6 +262,7 @@ class LoopFacts(ElementReads):
             and n.value in self.walk.opaque
             and n not in index_uses
             and not self._set_op_argument(n)
+            and not self._number_beside_arrays(n)
         ):
             return Blocker.OBJECTS  # for spec, obs in zip(specs, obs): spec.dtype
         if isinstance(n, cst.Subscript) and self._keyed_by_walked_value(n):
@@ -390,6 +391,19 @@ class LoopFacts(ElementReads):
         arg = self.ctx.parent(name)
         call = self.ctx.parent(arg) if isinstance(arg, cst.Arg) else None
         if isinstance(call, cst.Call) and am.op(self.ctx.call_name(call)) is am.ArrayOp.SET:
+            self.elements.add(name.value)
+            return True
+        return False
+
+    def _number_beside_arrays(self, name: cst.Name) -> bool:
+        """``r + g * nv - v for r, nv, v in zip(rewards, next_values, values)``: an item of a
+        list zipped with arrays, used as a number in arithmetic (``np.asarray(rewards)``)."""
+        parent = self.ctx.parent(name)
+        number = (
+            isinstance(parent, cst.BinaryOperation)
+            and not isinstance(parent.operator, cst.MatrixMultiply)
+        ) or (isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Minus))
+        if number:
             self.elements.add(name.value)
             return True
         return False
