@@ -12,7 +12,7 @@ y[t - 1]``), or read whole while it is written per element.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Set
+from typing import TYPE_CHECKING, Dict, List, Set, Tuple
 
 from tflint_perf.analysis.api import arraymath as am
 from tflint_perf.analysis.element_reads import bare_any
@@ -162,13 +162,13 @@ class BodyFlow:
         written: Dict[str, Set[str]] = {}
         for sink in facts.sinks:
             if isinstance(sink.target, cst.Subscript):
-                base = facts.ctx.code(sink.target.value)
-                written.setdefault(base, set()).add(_index_code(facts.ctx, sink.target))
+                base, index = _flat(facts.ctx, sink.target)
+                written.setdefault(base, set()).add(index)
         tested = _tested(facts)
         for n in facts.nodes:
-            if isinstance(n, cst.Subscript):
-                base = facts.ctx.code(n.value)
-                if base in written and _index_code(facts.ctx, n) not in written[base]:
+            if isinstance(n, cst.Subscript) and not _inner(facts.ctx, n):
+                base, index = _flat(facts.ctx, n)
+                if base in written and index not in written[base]:
                     facts.block(Blocker.RECURRENCE, n)  # y[t] = a * y[t - 1]
                     return
                 if base in written and n in tested and not _own_cell(facts, n):
@@ -347,3 +347,19 @@ def _re_view(facts, stmt, name: str) -> bool:
 
 def _index_code(ctx, sub: cst.Subscript) -> str:
     return ", ".join(ctx.code(e.slice).strip() for e in sub.slice)
+
+
+def _flat(ctx, sub: cst.Subscript) -> Tuple[str, str]:
+    """(base, index) of a subscript, chains joined: ``g[k][0]`` is ``g`` at ``k, 0``, so a
+    read of ``g[k + 1][0]`` is told from the write of ``g[k][0]``."""
+    parts = [_index_code(ctx, sub)]
+    while isinstance(sub.value, cst.Subscript):
+        sub = sub.value
+        parts.append(_index_code(ctx, sub))
+    return ctx.code(sub.value), ", ".join(reversed(parts))
+
+
+def _inner(ctx, sub: cst.Subscript) -> bool:
+    """``g[k]`` inside ``g[k][0]``: part of a longer subscript, judged as that one."""
+    parent = ctx.parent(sub)
+    return isinstance(parent, cst.Subscript) and parent.value is sub
