@@ -3,7 +3,7 @@
 import pytest
 
 from tests.analysis.snippets import context, find
-from tflint_perf.analysis.cadence import RARE_INTERVAL, every_n, rare_guard
+from tflint_perf.analysis.cadence import RARE_INTERVAL, every_n, once_per_run, rare_guard
 from tflint_perf.engine import cst
 
 
@@ -60,3 +60,47 @@ def test_where_the_period_sits_in_the_test(test, every):
     ctx, call = in_loop(f"if {test}:", "|work()")
     found = every_n(ctx, call)
     assert (found[1] if found else None) == every
+
+
+@pytest.mark.parametrize(
+    "header, lines, once",
+    [
+        # the last iteration: a block that leaves the loop, or one under a test that ends it
+        ("for step in range(100000):", ("if done:", "|work()", "|break"), True),
+        ("for step in range(100000):", ("if done:", "|work()", "|return step"), True),
+        ("for step in range(100000):", ("if done:", "|work()", "if done:", "|break"), True),
+        (
+            "for step in range(100000):",
+            ("if done and step > 3:", "|work()", "if done:", "|break"),
+            True,
+        ),
+        (
+            "for step in range(100000):",
+            ("if done or step > 3:", "|work()", "if done:", "|break"),
+            False,
+        ),
+        ("while not done:", ("if done:", "|work()"), True),
+        ("while not done:", ("if done:", "|for i in range(n):", "||work()"), True),
+        ("while not done:", ("if finished:", "|work()"), False),
+        ("for step in range(100000):", ("if done:", "|work()"), False),  # no exit on done
+        (
+            "for step in range(100000):",
+            ("if done:", "|for i in range(n):", "||work()", "||break"),
+            False,
+        ),  # that break leaves the inner loop
+        # the first iteration: the loop's own count at 0
+        ("for step in range(100000):", ("if step == 0:", "|work()"), True),
+        ("for step in range(0, 100000):", ("if 0 == step:", "|work()"), True),
+        ("for step, x in enumerate(xs):", ("if step == 0:", "|work()"), True),
+        ("for step in range(1, 100000):", ("if step == 0:", "|work()"), False),
+        ("for step in range(100000):", ("if other == 0:", "|work()"), False),
+        ("for step in range(100000):", ("if step == 0:", "|pass", "else:", "|work()"), False),
+    ],
+)
+def test_code_that_runs_once_per_run_of_its_loop(header, lines, once):
+    body = "\n".join("    " + line.replace("|", "    ") for line in lines)
+    ctx = context(
+        f"def f(xs, n, done, finished, other):\n  {header}\n{body}\n".replace("\n    ", "\n      ")
+    )
+    loop = ctx.nodes(cst.For)[0] if header.startswith("for") else ctx.nodes(cst.While)[0]
+    assert once_per_run(ctx, find(ctx, cst.Call, "work()"), loop) is once

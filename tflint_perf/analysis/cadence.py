@@ -7,6 +7,8 @@ block sets ``last_eval = step``, once per interval; code in an ``except``
 clause for the end of the data (``tf.errors.OutOfRangeError``,
 ``StopIteration``) once per pass over it. Rules that judge what a step
 costs leave such code alone: ``rare_guard(ctx, node)`` says why, or None.
+Code in a block that leaves the loop (``if done: ...; break``) or that runs on
+its first iteration (``if step == 0:``) runs once per run of it (``once_per_run``).
 """
 
 from __future__ import annotations
@@ -46,6 +48,99 @@ def every_n(ctx, node: cst.CSTNode) -> Optional[Tuple[str, int]]:
             if every is not None:
                 return f"if {ctx.code(branch.test)}", every
     return None
+
+
+def once_per_run(ctx, node: cst.CSTNode, loop: cst.CSTNode) -> bool:
+    """``node`` sits in an ``if`` block of ``loop`` that runs on one iteration of it only:
+    the last, when the block leaves the loop (it ends with ``break`` or ``return``) or its
+    test is one that ends it (``if done:`` in ``while not done:``, or beside an ``if done:
+    break``); the first, under ``if step == 0`` for the loop's count from 0."""
+    exits = None
+    child = node
+    inner = False  # a loop between the block and ``loop``: its ``break`` leaves that one
+    for parent in ctx.ancestors_of(node):
+        if parent is loop or isinstance(parent, SCOPE_NODES):
+            return False
+        if isinstance(parent, LOOPS) and child is parent.body:
+            inner = True
+        if isinstance(parent, cst.If) and child is parent.body:
+            if _leaves(parent.body) and not inner:
+                return True
+            if exits is None:
+                exits = _exit_tests(ctx, loop)
+            if _exits(ctx, parent.test, exits) or _first(ctx, parent.test, loop):
+                return True
+        child = parent
+    return False
+
+
+def _exits(ctx, test, exits: set) -> bool:
+    """The test is one that ends the loop, or holds only with one (``done and game > 3``)."""
+    if ctx.code(test).strip() in exits:
+        return True
+    return (
+        isinstance(test, cst.BooleanOperation)
+        and isinstance(test.operator, cst.And)
+        and (_exits(ctx, test.left, exits) or _exits(ctx, test.right, exits))
+    )
+
+
+def _first(ctx, test, loop: cst.CSTNode) -> bool:
+    """``step == 0`` where ``step`` is ``loop``'s target over ``range(n)``/``range(0, n)``
+    or the count of ``enumerate(...)``."""
+    if not (
+        isinstance(loop, cst.For)
+        and isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.Equal)
+    ):
+        return False
+    sides = (test.left, test.comparisons[0].comparator)
+    names = [s.value for s in sides if isinstance(s, cst.Name)]
+    zero = [s for s in sides if isinstance(s, cst.Integer) and s.value == "0"]
+    if len(names) != 1 or len(zero) != 1:
+        return False
+    it, target = loop.iter, loop.target
+    if not isinstance(it, cst.Call) or not isinstance(it.func, cst.Name):
+        return False
+    if it.func.value == "range" and isinstance(target, cst.Name):
+        starts_at_zero = len(it.args) == 1 or (
+            isinstance(it.args[0].value, cst.Integer) and it.args[0].value.value == "0"
+        )
+        return starts_at_zero and target.value == names[0]
+    if it.func.value == "enumerate" and len(it.args) == 1 and isinstance(target, cst.Tuple):
+        first = target.elements[0].value
+        return isinstance(first, cst.Name) and first.value == names[0]
+    return False
+
+
+def _leaves(block) -> bool:
+    """The block's last statement is ``break`` or ``return``."""
+    last = block.body[-1] if block.body else None
+    small = last.body[-1] if isinstance(last, cst.SimpleStatementLine) and last.body else None
+    return isinstance(small, (cst.Break, cst.Return))
+
+
+def _exit_tests(ctx, loop: cst.CSTNode) -> set:
+    """Tests that end ``loop``: ``done`` of ``while not done``, and of its ``if done: ...
+    break`` blocks (not those of a loop inside it)."""
+    out = set()
+    if isinstance(loop, cst.While) and isinstance(loop.test, cst.UnaryOperation):
+        if isinstance(loop.test.operator, cst.Not):
+            out.add(ctx.code(loop.test.expression).strip())
+    for n in descendants(loop.body, skip_scopes=True):
+        if isinstance(n, cst.If) and _leaves(n.body) and not _in_inner_loop(ctx, n, loop):
+            out.add(ctx.code(n.test).strip())
+    return out
+
+
+def _in_inner_loop(ctx, node: cst.CSTNode, loop: cst.CSTNode) -> bool:
+    for parent in ctx.ancestors_of(node):
+        if parent is loop:
+            return False
+        if isinstance(parent, LOOPS):
+            return True
+    return False
 
 
 def _between(ctx, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
