@@ -157,12 +157,14 @@ def op_of(facts: LoopFacts, expr, depth: int) -> Optional[Op]:
             best = op
     if best is not None or depth > 3:
         return best
+    plumbing = None  # as for the same call written inline: taken when nothing tells more
     for name in facts.reads(expr):
         if name in facts.derived and facts.derived[name] is not expr:
             op = op_of(facts, facts.derived[name], depth + 1)
             if op is not None and op.kind is not OpKind.PLUMBING:
                 return op
-    return None
+            plumbing = plumbing or op
+    return plumbing
 
 
 def _op_at(facts: LoopFacts, node) -> Optional[Op]:
@@ -197,6 +199,8 @@ def _call_op(facts: LoopFacts, call: cst.Call) -> Optional[Op]:
             return Op(OpKind.SETOP, spelled, call, array_op=op)
         if qual.startswith(am.MATH_MODULE):
             return Op(OpKind.MATH, spelled, call, array_op=op)
+        if op is am.ArrayOp.SHAPE and _packs_values(call):
+            return None  # np.array([x, y]): a record built from Python values, not array math
         if op is not None and op is not am.ArrayOp.NOT_MATH:
             kind = OpKind.PLUMBING if op is am.ArrayOp.SHAPE else OpKind.CALL
             return Op(kind, spelled, call, array_op=op)
@@ -213,3 +217,9 @@ def _call_op(facts: LoopFacts, call: cst.Call) -> Optional[Op]:
         kind = OpKind.PLUMBING if op is am.ArrayOp.SHAPE else OpKind.METHOD
         return Op(kind, func.attr.value, call, array_op=op, method=True)
     return None
+
+
+def _packs_values(call: cst.Call) -> bool:
+    """``np.array([a, b])``: its data is a list or tuple spelled out, several values packed."""
+    first = call.args[0].value if call.args and call.args[0].keyword is None else None
+    return isinstance(first, (cst.List, cst.Tuple)) and len(first.elements) > 1

@@ -424,10 +424,23 @@ class LoopFacts(ElementReads):
         return bool(index and arrays)
 
     def _tiles(self, target) -> bool:
-        """A store into a block that moves with the loop index (``out[i * k:(i + 1) * k]``)."""
-        return isinstance(target, cst.Subscript) and any(
-            isinstance(e.slice, cst.Slice) and self.reads(e.slice) & self.index
-            for e in target.slice
+        """A store into a block that moves with the loop index (``out[i * k:(i + 1) * k]``,
+        or ``out[r * h:r * h + h]`` with ``r = i // cols``)."""
+        if not isinstance(target, cst.Subscript):
+            return False
+        moving = set(self.index)
+        # Names the body computes from the index by arithmetic (``r = k // cols``), not from
+        # data read at it (``c = labels[k]``: a gathered value), a few steps deep.
+        made = [
+            b
+            for b in self.sem.bindings_in(self.walk.node)
+            if b.plain
+            and not any(isinstance(n, cst.Subscript) for n in [b.value, *descendants(b.value)])
+        ]
+        for _ in range(3):
+            moving |= {b.name for b in made if self.reads(b.value) & moving}
+        return any(
+            isinstance(e.slice, cst.Slice) and self.reads(e.slice) & moving for e in target.slice
         )
 
     def _list_of_arrays(self, sub: cst.Subscript) -> bool:
