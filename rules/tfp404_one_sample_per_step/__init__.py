@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from tflint_perf.engine import cst
+from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.rule import Rule
 from tflint_perf.engine.verification import Rewrite, Verification
 from tflint_perf.rules.tfp404_one_sample_per_step.batch_size import BatchSizeOne
@@ -110,9 +112,14 @@ class OneSamplePerStep(Rule):
     )
 
     def finish(self) -> None:
+        reported = set()  # the calls reported: one finding per call, the first detector's
         for detector in DETECTORS:
             for verdict in detector(self.ctx).verdicts():
-                if isinstance(verdict, Report):
+                call = self._call_of(verdict.node)
+                if isinstance(verdict, Report) and call in reported:
+                    self.silent(verdict.node, Reason.COVERED, "the same call is reported already")
+                elif isinstance(verdict, Report):
+                    reported.add(call)
                     self.report(
                         verdict.node,
                         message=verdict.headline,
@@ -121,3 +128,11 @@ class OneSamplePerStep(Rule):
                     )
                 elif isinstance(verdict, Silent):
                     self.silent(verdict.node, verdict.reason, verdict.detail)
+
+    def _call_of(self, node):
+        """The call a finding is about: its own node, or the call of its keyword or method."""
+        for _ in range(2):
+            if isinstance(node, cst.Call):
+                return node
+            node = self.ctx.parent(node)
+        return node
