@@ -435,6 +435,10 @@ class Values:
         ``self`` in a method, its class. None when some source is unknown."""
         if isinstance(expr, cst.Call):
             return [expr]
+        if isinstance(expr, cst.IfExp) and depth <= 6:  # A() if c else B(): either
+            body = self.constructed_by(expr.body, depth + 1)
+            orelse = self.constructed_by(expr.orelse, depth + 1)
+            return body + orelse if body is not None and orelse is not None else None
         if depth > 6 or not isinstance(expr, (cst.Name, cst.Attribute)):
             return None
         if expr in self._constructing:
@@ -453,14 +457,40 @@ class Values:
             if binding.kind is BindingKind.PARAMETER:
                 found = self._parameter_sources(binding, depth)
             elif binding.plain and isinstance(binding.value, cst.Call):
-                found = [binding.value]
-            elif binding.plain and isinstance(binding.value, (cst.Name, cst.Attribute)):
+                made = self._made_by_function(binding.value, None, depth)
+                found = made if made is not None else [binding.value]
+            elif binding.plain and isinstance(binding.value, (cst.Name, cst.Attribute, cst.IfExp)):
                 found = self.constructed_by(binding.value, depth + 1)
+            elif isinstance(binding.source, cst.Call) and len(binding.path) == 1:
+                found = self._made_by_function(binding.source, binding.path[0], depth)
             else:
                 found = None
             if found is None:
                 return None
             out += found
+        return out or None
+
+    def _made_by_function(
+        self, call: cst.Call, item: Optional[int], depth: int
+    ) -> Optional[List[cst.CSTNode]]:
+        """What a call of a module function (not a class) returns is made by (item
+        ``item`` of the tuple each ``return`` spells out: ``agent, train = setup(env)``);
+        None when the call is no such function or a return is unknown."""
+        funcs = self._graph().resolve(call)
+        if not funcs or self.class_called(call) is not None:
+            return None
+        out: List[cst.CSTNode] = []
+        for func in funcs:
+            for ret in self.returns(func):
+                value = ret.value
+                if item is not None:
+                    if not isinstance(value, (cst.Tuple, cst.List)) or item >= len(value.elements):
+                        return None
+                    value = value.elements[item].value
+                found = self.constructed_by(value, depth + 1) if value is not None else None
+                if found is None:
+                    return None
+                out += found
         return out or None
 
     def _parameter_sources(self, binding: Binding, depth: int) -> Optional[List[cst.CSTNode]]:
