@@ -67,6 +67,9 @@ def test_quoted_code_is_shortened_to_python():
         "obs, action, reward, next_obs, done": "obs, action, ...",
         "self.very_long_attribute_name.predict": "predict",
         '{"user": np.array([user]), "age": 3}': "{...}",
+        # an object's attribute called: its head without ``self.`` (not a module's prefix)
+        "self.actor_model(x, training=False)": "actor_model(...)",
+        "np.random.permutation(images, axis=0)": "...",  # not random.permutation(...)
     }
     for text, short in cases.items():
         assert clip_code(text, 20) == short

@@ -45,8 +45,12 @@ def clip_code(text: str, width: int) -> str:
             return short
     bracket = next((i for i, ch in enumerate(text) if ch in "([{"), None)
     if bracket is not None:
-        short = text[:bracket] + {"(": "(...)", "[": "[...]", "{": "{...}"}[text[bracket]]
-        if len(short) <= width and _parses(short):
+        tail = {"(": "(...)", "[": "[...]", "{": "{...}"}[text[bracket]]
+        head = text[:bracket]
+        if head.startswith("self.") and len(head) + len(tail) > width:
+            head = clip_code(head, width - len(tail))  # self.actor_model(...): actor_model(...)
+        short = head + tail
+        if head != "..." and len(short) <= width and _parses(short):
             return short
     parts = text.split(".")
     while len(parts) > 1 and len(".".join(parts)) > width:
