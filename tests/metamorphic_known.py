@@ -938,6 +938,12 @@ KNOWN_FAILURES = {
     "TFP101/bad_blocks_chosen_by_the_data.py:method:0": (
         "TFP101 loses the finding when the loop moves into a method calling its body as `self.step()`"
     ),
+    "TFP403/bad_agent_made_by_a_setup_function.py:helper:1": (
+        "TFP403 loses the finding when the loop's body moves into a helper function called in the loop"
+    ),
+    "TFP403/bad_agent_made_by_a_setup_function.py:method:1": (
+        "TFP403 loses the finding when the loop moves into a method calling its body as `self.step()`"
+    ),
 }
 
 # The split rewrite moves a module's functions and classes to a second module:
