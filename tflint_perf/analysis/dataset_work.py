@@ -86,7 +86,8 @@ class ElementWork:
         """The code ``func`` names as a function: a lambda's expression, the def a
         name or ``self.name`` holds (also through ``f = g``, and a function a
         module function returns: ``train_fn, eval_fn = make_fns()``),
-        ``functools.partial``'s function."""
+        ``functools.partial``'s function, or one the callers pass for a parameter
+        (``ds.map(parser)`` in ``def build(parser, ...)``)."""
         if depth > _MAX_DEPTH:
             return []
         if isinstance(func, cst.Lambda):
@@ -111,6 +112,8 @@ class ElementWork:
             method = self.graph.method(cls, func.attr.value) if cls is not None else None
             if method is not None:
                 out.append(method)
+        if not out and isinstance(func, cst.Name):
+            out += self.graph.refers_to(func)  # a function the callers pass: map(parser)
         return out
 
     def _returned_functions(self, call: cst.Call, index: Optional[int], depth: int):
