@@ -280,7 +280,7 @@ def _breaks(node: cst.CSTNode) -> int:
 
 
 def positions_of(module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
-    """Every node's CodeRange (LibCST's PositionProvider, public API).
+    """Every node's CodeRange (LibCST's PositionProvider).
 
     Only files with a finding pay for it. LibCST computes positions by
     generating code, recursively: one level of nesting costs a few frames,
@@ -291,6 +291,12 @@ def positions_of(module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20_000))
     try:
-        return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        generate = getattr(PositionProvider(), "_gen", None)
+        if generate is not None:
+            # What resolve() runs, without the visit of the whole tree it adds
+            # for batched providers (there are none): half the cost.
+            return generate(wrapper)
+        return wrapper.resolve(PositionProvider)
     finally:
         sys.setrecursionlimit(limit)
