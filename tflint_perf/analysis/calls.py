@@ -26,6 +26,7 @@ from tflint_perf.analysis.semantic import Binding, BindingKind, SemanticModel
 from tflint_perf.engine import cst
 
 _MAX_ALIASES = 5
+_UNASKED = object()
 # Method names too common in other libraries to match through an unknown
 # receiver (``sess.run(x)``, ``optimizer.apply(...)``): see ``possible_callers``.
 _COMMON_METHODS = frozenset(
@@ -75,6 +76,8 @@ class CallGraph:
         self._calls_in: Optional[Dict[Optional[cst.FunctionDef], List[cst.Call]]] = None
         self._by_name: Optional[Dict[str, List[cst.Call]]] = None
         self._defined: Optional[Dict[str, int]] = None
+        self.indexing = False  # the index of direct callers is being built
+        self._external: Dict[cst.Call, Optional[dict]] = {}
 
     # -- resolving a call ----------------------------------------------------
     def resolve(self, call: cst.Call) -> List[cst.FunctionDef]:
@@ -172,6 +175,17 @@ class CallGraph:
         """The exported facts of the function of another module of the tree that
         ``call`` runs: an imported function, a class's ``__init__``, or a method
         of an instance of an imported class. None when unknown."""
+        # The facts a pass reads are fixed: asked afresh (``Values.settled``),
+        # one answer per call.
+        known = self._external.get(call, _UNASKED)
+        if known is not _UNASKED:
+            return known  # type: ignore[return-value]
+        found = self._external_facts(call)
+        if self.values.settled():
+            self._external[call] = found
+        return found
+
+    def _external_facts(self, call: cst.Call) -> Optional[dict]:
         func = call.func
         facts = self.values.project_facts(self.ctx.qualname(func))
         if facts is not None:
@@ -221,9 +235,13 @@ class CallGraph:
         parameter holds, which asks for callers), the calls indexed so far."""
         if self._direct is None:
             self._direct = {}
-            for call in self.ctx.nodes(cst.Call):
-                for target in self._targets(call.func, call, 0, direct=True):
-                    self._direct.setdefault(target, []).append(call)
+            self.indexing = True
+            try:
+                for call in self.ctx.nodes(cst.Call):
+                    for target in self._targets(call.func, call, 0, direct=True):
+                        self._direct.setdefault(target, []).append(call)
+            finally:
+                self.indexing = False
         return self._direct.get(func, [])
 
     def possible_callers(self, func: cst.FunctionDef) -> List[cst.Call]:

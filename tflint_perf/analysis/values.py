@@ -48,6 +48,7 @@ class Values:
         self._returns: Optional[Dict[cst.FunctionDef, List[cst.Return]]] = None
         self._pending: Set[tuple] = set()  # parameters whose callers are being read
         self._constructing: Set[cst.CSTNode] = set()  # objects whose sources are being read
+        self._made: Dict[cst.CSTNode, Optional[List[cst.CSTNode]]] = {}  # constructed_by's
 
     # -- the question ----------------------------------------------------------
     def kind(self, expr: Optional[cst.CSTNode], depth: int = 0) -> Kind:
@@ -430,11 +431,26 @@ class Values:
             return None
         if expr in self._constructing:
             return None  # ``self.w = self.w.copy()``: a value made from itself
+        # Asked afresh, the answer depends on ``expr`` alone: kept, as analyses
+        # ask it of the same receivers again and again.
+        fresh = self.settled()
+        if fresh and expr in self._made:
+            made = self._made[expr]
+            return list(made) if made is not None else None
         self._constructing.add(expr)
         try:
-            return self._constructed_by(expr, depth)
+            found = self._constructed_by(expr, depth)
         finally:
             self._constructing.discard(expr)
+        if fresh:
+            self._made[expr] = list(found) if found is not None else None
+        return found
+
+    def settled(self) -> bool:
+        """No object or parameter is being read and the index of direct callers
+        is complete or not begun: what ``constructed_by`` answers now depends
+        on its question alone."""
+        return not self._constructing and not self._pending and not self._graph().indexing
 
     def _constructed_by(self, expr: cst.BaseExpression, depth: int) -> Optional[List[cst.CSTNode]]:
         out: List[cst.CSTNode] = []
