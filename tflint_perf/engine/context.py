@@ -70,6 +70,7 @@ class FileContext:
         # function of an analysis): without these, the tree is freed all the same.
         for index in (self.parents, self.spans, self.by_type):
             index.clear()
+        self.imports.forget()
         self._positions = None
         self.module = None  # type: ignore[assignment]  # released: no tree any more
 

@@ -37,8 +37,18 @@ _CANONICAL_EXACT = {
 }
 
 
+_canonical_names: dict = {}  # canonical's answers: the same names come again and again
+
+
 def canonical(name: str) -> str:
     """``tensorflow.compat.v1.Session`` -> ``tensorflow.Session`` and so on."""
+    found = _canonical_names.get(name)
+    if found is None:
+        found = _canonical_names[name] = _canonical(name)
+    return found
+
+
+def _canonical(name: str) -> str:
     exact = _CANONICAL_EXACT.get(name)
     if exact is not None:
         return exact
@@ -83,6 +93,9 @@ def _module_name(expr) -> Optional[str]:
     return dotted(expr) if expr is not None else None
 
 
+_UNSEEN = object()
+
+
 class ImportTable:
     """Maps local names bound by imports to the qualified names they denote."""
 
@@ -90,6 +103,7 @@ class ImportTable:
         self.aliases: dict = {}
         # Bound at module level (not inside a def/class): what inserted code may use.
         self.module_aliases: dict = {}
+        self._qualnames: dict = {}  # expression -> qualname's answer (the imports are fixed)
 
     @classmethod
     def from_module(cls, module: cst.Module) -> "ImportTable":
@@ -152,6 +166,16 @@ class ImportTable:
 
     def qualname(self, expr: cst.BaseExpression) -> Optional[str]:
         """The canonical qualified name ``expr`` refers to, if it comes from an import."""
+        found = self._qualnames.get(expr, _UNSEEN)
+        if found is _UNSEEN:
+            found = self._qualnames[expr] = self._qualname(expr)
+        return found
+
+    def forget(self) -> None:
+        """Drop the answers kept (they hold the tree's nodes)."""
+        self._qualnames.clear()
+
+    def _qualname(self, expr: cst.BaseExpression) -> Optional[str]:
         name = dotted(expr)
         if name is None:
             return None
