@@ -275,12 +275,13 @@ def _facts(index, path: str, result: Optional[FileResult]) -> Optional[dict]:
 
 def _both_passes_here(files, results, todo, settings, mode, unsafe, cache, tree):
     """Both passes in this process, file after file: a file's second pass
-    follows its first and reuses its parse, and a module the index parsed
-    before its lint is not parsed again (``Parses``: bounded). The same
-    results, cache entries and warnings as one pass after the other."""
+    follows its first and reuses its parse, and a module the index reads
+    shortly before or after its lint is not parsed again (``Parses``:
+    bounded). The same results, cache entries and warnings as one pass after
+    the other."""
     from tflint_perf.run.project import Index, Parses, Pass
 
-    parses = Parses()  # what the index parsed, for the first pass
+    parses = Parses()  # what the index parsed, for the first pass, and the other way round
     first, second = Pass(tree, keep=True, parses=parses), Pass(tree, {})
     index = Index(tree, parses, cache)
     misses = {k for _, k in todo}
@@ -294,19 +295,20 @@ def _both_passes_here(files, results, todo, settings, mode, unsafe, cache, tree)
         parses.linted.add(path)
         parses.take(path)  # a parse the first pass did not use (a cache hit, a screen)
         facts = _facts(index, path, results[k])
-        if not facts:
-            continue
-        second.facts[path] = facts
-        hit = _cached(path, cache, mode, unsafe, second)[0] if cache is not None else None
-        if hit is None:
-            if not prepared:
-                _prepare([path], cache)
-                prepared = True
-            if view is not None and view.parsed is not None:
-                second.parsed[path] = view.parsed
-            hit = lint_and_store(path, settings, mode, unsafe, cache, second)
-            second.parsed.pop(path, None)
-        again[k] = hit
+        if facts:
+            second.facts[path] = facts
+            hit = _cached(path, cache, mode, unsafe, second)[0] if cache is not None else None
+            if hit is None:
+                if not prepared:
+                    _prepare([path], cache)
+                    prepared = True
+                if view is not None and view.parsed is not None:
+                    second.parsed[path] = view.parsed
+                hit = lint_and_store(path, settings, mode, unsafe, cache, second)
+                second.parsed.pop(path, None)
+            again[k] = hit
+        if view is not None and view.parsed is not None:
+            parses.put_linted(path, view.parsed)  # should the index read it next
     _finish_pass(results, cache, first)
     _warn(index.cache_warning)
     if again:
