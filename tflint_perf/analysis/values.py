@@ -21,6 +21,7 @@ from tflint_perf.analysis.api import Kind
 from tflint_perf.analysis.api.keras import INPUT_LAYERS, LAYER_BASES, MODEL_BASES
 from tflint_perf.analysis.api.tables import SAME_KIND
 from tflint_perf.analysis.api.tensorflow import TF_FUNCTION, TYPE_ANNOTATIONS, WHERE
+from tflint_perf.analysis.calls import CallGraph
 from tflint_perf.analysis.semantic import Binding, BindingKind, SemanticModel
 from tflint_perf.engine import cst
 
@@ -349,8 +350,6 @@ class Values:
         return self._returns.get(func, [])
 
     def _graph(self):
-        from tflint_perf.analysis.calls import CallGraph
-
         return self.ctx.shared(CallGraph)
 
     def _subscript(self, expr: cst.Subscript, depth: int) -> Kind:

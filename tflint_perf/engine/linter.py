@@ -166,7 +166,16 @@ def active_rules(source: str, rule_classes: Sequence[Type[Rule]]) -> List[Type[R
     """The rules whose cheap text pre-check matches this source."""
     if not _USES_FRAMEWORK.search(source):
         return []
-    return [r for r in rule_classes if not r.triggers or any(t in source for t in r.triggers)]
+    active = []
+    for rule in rule_classes:  # loops, not any() over a generator: this runs for every file
+        for trigger in rule.triggers:
+            if trigger in source:
+                active.append(rule)
+                break
+        else:
+            if not rule.triggers:
+                active.append(rule)
+    return active
 
 
 def lint_source(

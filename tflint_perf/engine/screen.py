@@ -79,6 +79,10 @@ _BOOL_WORDS = re.compile(r"\b(?:and|or)\b")
 
 def too_deep_for_libcst(source: str, tree: ast.Module) -> Optional[Tuple[int, int]]:
     """(levels, line) when LibCST would nest the module deeper than it can parse."""
+    # Each word counted is an occurrence of its letters: counting those (in C,
+    # a fifteenth of the regex's time) tells most modules at once.
+    if source.count("and") + source.count("or") < LIBCST_DEPTH_LIMIT - 3000:
+        return None
     if len(_BOOL_WORDS.findall(source)) < LIBCST_DEPTH_LIMIT - 3000:
         return None
     deepest, line = libcst_depth(tree)
