@@ -77,6 +77,7 @@ class CallGraph:
         self._by_name: Optional[Dict[str, List[cst.Call]]] = None
         self._defined: Optional[Dict[str, int]] = None
         self.indexing = False  # the index of direct callers is being built
+        self.partial_reads = 0  # answers given from it meanwhile
         self._external: Dict[cst.Call, Optional[dict]] = {}
 
     # -- resolving a call ----------------------------------------------------
@@ -242,6 +243,8 @@ class CallGraph:
                         self._direct.setdefault(target, []).append(call)
             finally:
                 self.indexing = False
+        elif self.indexing:
+            self.partial_reads += 1
         return self._direct.get(func, [])
 
     def possible_callers(self, func: cst.FunctionDef) -> List[cst.Call]:

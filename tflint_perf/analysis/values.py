@@ -430,18 +430,22 @@ class Values:
             return None
         if expr in self._constructing:
             return None  # ``self.w = self.w.copy()``: a value made from itself
-        # Asked afresh, the answer depends on ``expr`` alone: kept, as analyses
-        # ask it of the same receivers again and again.
-        fresh = self.settled()
+        # Asked afresh (no object or parameter being read), the answer depends on
+        # ``expr`` alone, unless it read the index of direct callers while that
+        # was being built (``CallGraph.partial_reads``): kept, as analyses ask
+        # it of the same receivers again and again.
+        fresh = not self._constructing and not self._pending
         if fresh and expr in self._made:
             made = self._made[expr]
             return list(made) if made is not None else None
+        graph = self._graph()
+        partial = graph.partial_reads
         self._constructing.add(expr)
         try:
             found = self._constructed_by(expr, depth)
         finally:
             self._constructing.discard(expr)
-        if fresh:
+        if fresh and graph.partial_reads == partial:
             self._made[expr] = list(found) if found is not None else None
         return found
 
