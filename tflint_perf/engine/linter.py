@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Pattern, Sequence, Tuple, Type
 
-from tflint_perf.engine import cst, noqa
+from tflint_perf.engine import cst, fastnodes, noqa
 from tflint_perf.engine.cells import PERCENT_MARKER, Cells, compile_error
 from tflint_perf.engine.context import FileContext
 from tflint_perf.engine.fixes import applicable, apply_edits, choose_fixes
@@ -125,7 +125,7 @@ def _libcst_parse_guarded(source: str, path: str, tree: ast.Module, cells) -> Pa
 def _libcst_parse(source: str, path: str):
     """LibCST's module of a text CPython accepts; an error is LibCST's limit, said so."""
     try:
-        return cst.parse_module(source), None
+        return fastnodes.parse_module(cst, source), None
     except cst.ParserSyntaxError as exc:
         reason = f"not analysed: valid Python that LibCST cannot parse ({exc.message})"
         return None, syntax_finding(path, exc.raw_line, exc.raw_column + 1, reason)
