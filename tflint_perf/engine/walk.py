@@ -117,21 +117,32 @@ def descendants(node: cst.CSTNode, skip_scopes: bool = False) -> Iterator[cst.CS
 Hook = Callable[["cst.CSTNode"], object]
 
 
+_hooks_of: Dict[type, list] = {}  # rule class -> (attr, node class, is a visit) of its hooks
+
+
+def _hooks(rule_class: type) -> list:
+    """The hook methods a rule class defines (``dir()`` once per class, not per file)."""
+    found = _hooks_of.get(rule_class)
+    if found is None:
+        found = []
+        for attr in dir(rule_class):
+            if attr.startswith("visit_") or attr.startswith("leave_"):
+                name = attr[6:]
+                node_type = getattr(cst, name, None)
+                if not isinstance(node_type, type):
+                    raise TypeError(f"{rule_class.__name__}.{attr}: no libcst node {name}")
+                found.append((attr, node_type, attr.startswith("visit_")))
+        _hooks_of[rule_class] = found
+    return found
+
+
 def dispatch_tables(rules) -> tuple:
     """Maps node class -> visit hooks and node class -> leave hooks."""
     visits: Dict[type, List[Hook]] = {}
     leaves: Dict[type, List[Hook]] = {}
     for rule in rules:
-        for attr in dir(type(rule)):
-            if attr.startswith("visit_"):
-                table, name = visits, attr[6:]
-            elif attr.startswith("leave_"):
-                table, name = leaves, attr[6:]
-            else:
-                continue
-            node_type = getattr(cst, name, None)
-            if not isinstance(node_type, type):
-                raise TypeError(f"{type(rule).__name__}.{attr}: no libcst node {name}")
+        for attr, node_type, visit in _hooks(type(rule)):
+            table = visits if visit else leaves
             table.setdefault(node_type, []).append(getattr(rule, attr))
     return visits, leaves
 
