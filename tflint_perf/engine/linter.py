@@ -9,12 +9,12 @@ from typing import Callable, Dict, List, Optional, Pattern, Sequence, Tuple, Typ
 
 from tflint_perf.engine import cst, fastnodes, noqa
 from tflint_perf.engine.cells import PERCENT_MARKER, Cells, compile_error
-from tflint_perf.engine.context import FileContext
+from tflint_perf.engine.context import FileContext, Indexes
 from tflint_perf.engine.fixes import applicable, apply_edits, choose_fixes
 from tflint_perf.engine.project import ProjectView
 from tflint_perf.engine.rule import SYNTAX_CODE, SYNTAX_NAME, Finding, Fix, Rule
 from tflint_perf.engine.screen import LIBCST_DEPTH_LIMIT, Facts, ast_tree, too_deep_for_libcst
-from tflint_perf.engine.walk import dispatch_tables, walk
+from tflint_perf.engine.walk import dispatch_tables, replay, walk
 
 MAX_FIX_PASSES = 10
 
@@ -39,6 +39,9 @@ class Parsed:
     source: str
     errors: List[Finding]
     cells: Optional[Cells] = None
+    # The first pass's walk of ``module``, kept with the parse for the passes
+    # that reuse it (``ProjectView.keep``): they replay the rules' hooks instead.
+    indexes: Optional[Indexes] = None
 
 
 def find_cells(source: str, path: str, marker: Optional[Pattern]) -> Optional[Cells]:
@@ -151,11 +154,12 @@ def analyse_source(
         project.parsed = (source, tree, parsed)
     if tree is None or parsed is None or parsed.module is None:
         return False
-    ctx = FileContext(path, source, parsed.module)
+    ctx = FileContext(path, source, parsed.module, indexes=parsed.indexes)
     ctx.project = project
     ctx.ast_tree = tree  # def lines without LibCST's positions (exports)
     try:
-        walk(parsed.module, {}, {}, ctx.parents, ctx.ancestors, ctx.by_type, ctx.spans)
+        if parsed.indexes is None:
+            walk(parsed.module, {}, {}, ctx.parents, ctx.ancestors, ctx.by_type, ctx.spans)
         after(ctx)
     finally:
         ctx.release()
@@ -254,7 +258,7 @@ def _run_rules(
     after: Optional[Callable[[FileContext], None]] = None,
 ) -> List[Finding]:
     assert parsed.module is not None, "lint_source runs the rules only on a parsed module"
-    ctx = FileContext(path, parsed.source, parsed.module, parsed.cells)
+    ctx = FileContext(path, parsed.source, parsed.module, parsed.cells, parsed.indexes)
     ctx.project = project
     if silences is not None:
         ctx.recording, ctx.silences = True, silences
@@ -263,7 +267,14 @@ def _run_rules(
     try:
         instances = [rule_class(ctx) for rule_class in rules]
         visits, leaves = dispatch_tables(instances)
-        walk(parsed.module, visits, leaves, ctx.parents, ctx.ancestors, ctx.by_type, ctx.spans)
+        if parsed.indexes is not None and not leaves:
+            replay(visits, ctx.by_type, ctx.spans)
+        else:
+            if parsed.indexes is not None:  # a leave hook: walked again, indexes of its own
+                ctx.kept, ctx.parents, ctx.spans, ctx.by_type = False, {}, {}, {}
+            walk(parsed.module, visits, leaves, ctx.parents, ctx.ancestors, ctx.by_type, ctx.spans)
+            if project is not None and project.keep:
+                parsed.indexes = ctx.keep_indexes()  # for the passes that reuse this parse
         for rule in instances:
             rule.finish()
         if after is not None:

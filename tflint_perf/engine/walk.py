@@ -147,6 +147,16 @@ def dispatch_tables(rules) -> tuple:
     return visits, leaves
 
 
+def replay(visits: dict, by_type: dict, spans: dict) -> None:
+    """The visit hooks ``walk`` would call, in its order (pre-order), on a
+    module walked before: ``by_type`` and ``spans`` are that walk's."""
+    hooked = [node for node_type in visits for node in by_type.get(node_type, ())]
+    hooked.sort(key=lambda node: spans[node][0])
+    for node in hooked:
+        for hook in visits[type(node)]:
+            hook(node)
+
+
 def walk(
     root: cst.CSTNode,
     visits: dict,
