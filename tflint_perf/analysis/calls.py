@@ -79,6 +79,7 @@ class CallGraph:
         self.indexing = False  # the index of direct callers is being built
         self.partial_reads = 0  # answers given from it meanwhile
         self._external: Dict[cst.Call, Optional[dict]] = {}
+        self._methods: Dict[cst.ClassDef, Dict[str, cst.FunctionDef]] = {}
 
     # -- resolving a call ----------------------------------------------------
     def resolve(self, call: cst.Call) -> List[cst.FunctionDef]:
@@ -205,9 +206,14 @@ class CallGraph:
     def method(self, cls: cst.ClassDef, name: str, own: bool = False) -> Optional[cst.FunctionDef]:
         """``cls.name``: defined in the class, else in its bases of this module."""
         for each in [cls] if own else self.sem.class_and_bases(cls):
-            for stmt in each.body.body:
-                if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
-                    return stmt
+            found = self._methods.get(each)
+            if found is None:  # the class's own methods by name, the first def of each
+                found = self._methods[each] = {}
+                for stmt in each.body.body:
+                    if isinstance(stmt, cst.FunctionDef):
+                        found.setdefault(stmt.name.value, stmt)
+            if name in found:
+                return found[name]
         return None
 
     def subclasses(self, cls: cst.ClassDef) -> List[cst.ClassDef]:

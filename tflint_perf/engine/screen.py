@@ -51,7 +51,9 @@ class Facts:
             if self._by_type is not None:
                 found = bool(self.nodes(*kinds))
             else:  # stops at the first loop: most modules that have one show it early
-                found = _holds(self.tree, kinds)
+                # (and none without the keyword a loop or a comprehension is spelled with)
+                spelled = "for" in self.source or "while" in self.source
+                found = spelled and _holds(self.tree, kinds)
             self._has_loop[comprehensions] = found
         return self._has_loop[comprehensions]
 

@@ -105,13 +105,37 @@ def descendants(node: cst.CSTNode, skip_scopes: bool = False) -> Iterator[cst.CS
     With ``skip_scopes``, the bodies of nested functions, lambdas and classes
     are not entered (their code does not run where it is defined).
     """
-    stack = list(reversed(children(node)))
+    stack: list = []
+    _push_children(node, stack)
+    scopes = (cst.FunctionDef, cst.ClassDef, cst.Lambda) if skip_scopes else ()
     while stack:
         current = stack.pop()
         yield current
-        if skip_scopes and isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        stack.extend(reversed(children(current)))
+        if not (scopes and isinstance(current, scopes)):
+            _push_children(current, stack)
+
+
+def _push_children(node: cst.CSTNode, stack: list) -> None:
+    """``children(node)`` pushed onto ``stack`` last to first (popped in order)."""
+    shape_of = _shape_of_type
+    names = _reversed_fields.get(type(node))
+    if names is None:
+        _child_fields(type(node))
+        names = _reversed_fields[type(node)]
+    for name in names:
+        value = getattr(node, name)
+        shape = shape_of.get(type(value))
+        if shape is None:
+            shape = _learn_shape(type(value))
+        if shape == NODE:
+            stack.append(value)
+        elif shape:
+            for item in reversed(value):
+                shape = shape_of.get(type(item))
+                if shape is None:
+                    shape = _learn_shape(type(item))
+                if shape == NODE:
+                    stack.append(item)
 
 
 Hook = Callable[["cst.CSTNode"], object]
