@@ -113,16 +113,22 @@ class ImportTable:
 
     def _scan(self, body, module_level: bool) -> None:
         for stmt in body:
-            if isinstance(stmt, cst.Import):  # in a one-line suite
-                self._record(self._add_import(stmt), module_level)
-            elif isinstance(stmt, cst.ImportFrom):
-                self._record(self._add_import_from(stmt), module_level)
-            elif isinstance(stmt, cst.SimpleStatementLine):
-                self._scan(stmt.body, module_level)
+            if isinstance(stmt, cst.SimpleStatementLine):
+                self._small(stmt.body, module_level)
+            elif isinstance(stmt, (cst.Import, cst.ImportFrom)):  # in a one-line suite
+                self._small((stmt,), module_level)
             else:
                 inner = module_level and not isinstance(stmt, (cst.FunctionDef, cst.ClassDef))
                 for block in statement_blocks(stmt):
                     self._scan(block, inner)
+
+    def _small(self, statements, module_level: bool) -> None:
+        """The imports among small statements (no blocks below them)."""
+        for stmt in statements:
+            if isinstance(stmt, cst.Import):
+                self._record(self._add_import(stmt), module_level)
+            elif isinstance(stmt, cst.ImportFrom):
+                self._record(self._add_import_from(stmt), module_level)
 
     def _record(self, bound: dict, module_level: bool) -> None:
         self.aliases.update(bound)
