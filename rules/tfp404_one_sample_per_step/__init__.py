@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 from typing import ClassVar
 
+from tflint_perf.analysis.api import tfdata
 from tflint_perf.engine import cst
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.rule import Rule
@@ -14,6 +16,10 @@ from tflint_perf.rules.tfp404_one_sample_per_step.per_sample import PerSample
 from tflint_perf.rules.tfp404_one_sample_per_step.verdicts import Report, Silent
 
 DETECTORS = (PerSample, BatchSizeOne, DatasetBatchOne)
+# What the screen looks for besides a loop: ``batch_size=`` (BatchSizeOne) and
+# what consumes a dataset (DatasetBatchOne, through ``DatasetUse.consumptions``).
+_KEYWORDS = frozenset({"batch_size"}) | tfdata.INPUT_FN_KEYWORDS
+_CONSUMERS = tfdata.KERAS_DATA_METHODS | tfdata.TF1_ITERATOR_METHODS
 
 
 class OneSamplePerStep(Rule):
@@ -110,6 +116,24 @@ class OneSamplePerStep(Rule):
         differs_by_design="batching changes the training by design (one optimizer step per"
         " batch of 32 instead of one per sample)",
     )
+
+    @classmethod
+    def screen(cls, facts) -> bool:
+        # A training call per sample runs in a loop of the module (or in a function
+        # one of its loops runs); batch_size=1 is a keyword; a dataset batched by
+        # one reaches a workload through a consumer: a loop, a Keras data method (`fit`
+        # also in an agent method whose loop is elsewhere),
+        # an input_fn= keyword, a TF1 iterator (a method, or a function imported
+        # by its name) or iter().
+        if facts.has_loop():
+            return True
+        if any(node.arg in _KEYWORDS for node in facts.nodes(ast.keyword)):
+            return True
+        if any(node.attr in _CONSUMERS for node in facts.nodes(ast.Attribute)):
+            return True
+        if any(node.name.rsplit(".", 1)[-1] in _CONSUMERS for node in facts.nodes(ast.alias)):
+            return True
+        return any(node.id == "iter" for node in facts.nodes(ast.Name))
 
     def finish(self) -> None:
         reported = set()  # the calls reported: one finding per call, the first detector's

@@ -13,7 +13,7 @@ its first iteration (``if step == 0:``) runs once per run of it (``once_per_run`
 
 from __future__ import annotations
 
-from typing import Iterator, Optional, Tuple
+from typing import Iterator, Optional, Tuple, Union, cast
 
 from tflint_perf.analysis.api.steps import END_OF_DATA
 from tflint_perf.analysis.semantic import LOOPS, SCOPE_NODES
@@ -128,7 +128,7 @@ def _exit_tests(ctx, loop: cst.CSTNode) -> set:
     if isinstance(loop, cst.While) and isinstance(loop.test, cst.UnaryOperation):
         if isinstance(loop.test.operator, cst.Not):
             out.add(ctx.code(loop.test.expression).strip())
-    for n in descendants(loop.body, skip_scopes=True):
+    for n in descendants(cast(Union[cst.For, cst.While], loop).body, skip_scopes=True):
         if isinstance(n, cst.If) and _leaves(n.body) and not _in_inner_loop(ctx, n, loop):
             out.add(ctx.code(n.test).strip())
     return out

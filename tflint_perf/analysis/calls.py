@@ -26,6 +26,7 @@ from tflint_perf.analysis.semantic import Binding, BindingKind, SemanticModel
 from tflint_perf.engine import cst
 
 _MAX_ALIASES = 5
+_UNASKED = object()
 # Method names too common in other libraries to match through an unknown
 # receiver (``sess.run(x)``, ``optimizer.apply(...)``): see ``possible_callers``.
 _COMMON_METHODS = frozenset(
@@ -75,6 +76,10 @@ class CallGraph:
         self._calls_in: Optional[Dict[Optional[cst.FunctionDef], List[cst.Call]]] = None
         self._by_name: Optional[Dict[str, List[cst.Call]]] = None
         self._defined: Optional[Dict[str, int]] = None
+        self.indexing = False  # the index of direct callers is being built
+        self.partial_reads = 0  # answers given from it meanwhile
+        self._external: Dict[cst.Call, Optional[dict]] = {}
+        self._methods: Dict[cst.ClassDef, Dict[str, cst.FunctionDef]] = {}
 
     # -- resolving a call ----------------------------------------------------
     def resolve(self, call: cst.Call) -> List[cst.FunctionDef]:
@@ -174,6 +179,17 @@ class CallGraph:
         """The exported facts of the function of another module of the tree that
         ``call`` runs: an imported function, a class's ``__init__``, or a method
         of an instance of an imported class. None when unknown."""
+        # The facts a pass reads are fixed: asked afresh (``Values.settled``),
+        # one answer per call.
+        known = self._external.get(call, _UNASKED)
+        if known is not _UNASKED:
+            return known  # type: ignore[return-value]
+        found = self._external_facts(call)
+        if self.values.settled():
+            self._external[call] = found
+        return found
+
+    def _external_facts(self, call: cst.Call) -> Optional[dict]:
         func = call.func
         facts = self.values.project_facts(self.ctx.qualname(func))
         if facts is not None:
@@ -192,9 +208,14 @@ class CallGraph:
     def method(self, cls: cst.ClassDef, name: str, own: bool = False) -> Optional[cst.FunctionDef]:
         """``cls.name``: defined in the class, else in its bases of this module."""
         for each in [cls] if own else self.sem.class_and_bases(cls):
-            for stmt in each.body.body:
-                if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
-                    return stmt
+            found = self._methods.get(each)
+            if found is None:  # the class's own methods by name, the first def of each
+                found = self._methods[each] = {}
+                for stmt in each.body.body:
+                    if isinstance(stmt, cst.FunctionDef):
+                        found.setdefault(stmt.name.value, stmt)
+            if name in found:
+                return found[name]
         return None
 
     def subclasses(self, cls: cst.ClassDef) -> List[cst.ClassDef]:
@@ -223,9 +244,15 @@ class CallGraph:
         parameter holds, which asks for callers), the calls indexed so far."""
         if self._direct is None:
             self._direct = {}
-            for call in self.ctx.nodes(cst.Call):
-                for target in self._targets(call.func, call, 0, direct=True):
-                    self._direct.setdefault(target, []).append(call)
+            self.indexing = True
+            try:
+                for call in self.ctx.nodes(cst.Call):
+                    for target in self._targets(call.func, call, 0, direct=True):
+                        self._direct.setdefault(target, []).append(call)
+            finally:
+                self.indexing = False
+        elif self.indexing:
+            self.partial_reads += 1
         return self._direct.get(func, [])
 
     def possible_callers(self, func: cst.FunctionDef) -> List[cst.Call]:

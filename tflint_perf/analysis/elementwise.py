@@ -434,7 +434,8 @@ class LoopFacts(ElementReads):
         made = [
             b
             for b in self.sem.bindings_in(self.walk.node)
-            if b.plain
+            if b.value is not None
+            and b.plain
             and not any(isinstance(n, cst.Subscript) for n in [b.value, *descendants(b.value)])
         ]
         for _ in range(3):

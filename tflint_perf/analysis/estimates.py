@@ -52,3 +52,24 @@ def times(a: Estimate, b: Estimate) -> Estimate:
 def clip(text: str, width: int = 40) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 3] + "..."
+
+
+class Spelled:
+    """An expression's code as an estimate's reason shows it (``clip``), made
+    when a reason is written: most expressions asked about end in no reason,
+    and generating code costs more than the rest of the question."""
+
+    __slots__ = ("_ctx", "_node", "_text")
+
+    def __init__(self, ctx, node) -> None:
+        self._ctx = ctx
+        self._node = node
+        self._text: Optional[str] = None
+
+    def __str__(self) -> str:
+        if self._text is None:
+            self._text = clip(self._ctx.code(self._node))
+        return self._text
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)

@@ -64,6 +64,7 @@ __all__ = [
     "ScopeKind",
     "SemanticModel",
 ]
+_opens_scope: Dict[type, bool] = {}  # isinstance(_, SCOPE_NODES) by class, without a call
 
 
 class SemanticModel:
@@ -128,14 +129,15 @@ class SemanticModel:
     def _chain(self, node: cst.CSTNode, known: dict) -> List[cst.CSTNode]:
         """``node`` and the ancestors evaluated where it is, up to the first one
         whose answer is in ``known`` or must be found by walking up (the last)."""
-        chain = [node]
+        chain, parents = [node], self.ctx.parents
         while True:
-            parent = self.ctx.parents.get(chain[-1])
-            if parent is None or not _same_scope(parent, chain[-1]):
+            parent = parents.get(node)
+            if parent is None or not _same_scope(parent, node):
                 return chain
             chain.append(parent)
             if parent in known:
                 return chain
+            node = parent
 
     def _scope_walk(self, node: cst.CSTNode) -> Scope:
         below, child = node, node
@@ -510,7 +512,10 @@ def _same_scope(parent: cst.CSTNode, node: cst.CSTNode) -> bool:
     ``parent``: not when ``parent`` opens a scope, nor for a parameter's name
     (inside its function) and a comprehension's iterable (maybe outside it),
     where ``_evaluated_inside`` reads the node itself."""
-    if isinstance(parent, SCOPE_NODES):
+    opens = _opens_scope.get(type(parent))
+    if opens is None:
+        opens = _opens_scope[type(parent)] = isinstance(parent, SCOPE_NODES)
+    if opens:
         return False
     if isinstance(parent, cst.Param):
         return parent.name is not node

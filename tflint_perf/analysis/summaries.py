@@ -425,10 +425,18 @@ def _data_params(func: cst.FunctionDef) -> Set[str]:
     return {p.name.value for p in params} - {"self", "cls"}
 
 
-def _flags(effects: Effect) -> List[Effect]:
-    return [
-        flag for flag in Effect if flag and flag in effects and flag.value & (flag.value - 1) == 0
-    ]
+_FLAGS: Dict[Effect, Tuple[Effect, ...]] = {}  # _flags' answers: a few dozen combinations
+
+
+def _flags(effects: Effect) -> Tuple[Effect, ...]:
+    found = _FLAGS.get(effects)
+    if found is None:
+        found = _FLAGS[effects] = tuple(
+            flag
+            for flag in Effect
+            if flag and flag in effects and flag.value & (flag.value - 1) == 0
+        )
+    return found
 
 
 def _name_nodes(node: cst.CSTNode) -> List[cst.Name]:

@@ -26,6 +26,7 @@ from tflint_perf.analysis.estimates import (
     UNKNOWN,
     Estimate,
     Size,
+    Spelled,
     article,
     clip,
     counted,
@@ -161,7 +162,7 @@ class Trips:
         """How many items iterating ``expr`` gives."""
         if depth > _DEPTH:
             return UNKNOWN
-        code = clip(self.ctx.code(expr))
+        code = Spelled(self.ctx, expr)
         if isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
             if any(isinstance(e, cst.StarredElement) for e in expr.elements):
                 return UNKNOWN
@@ -208,7 +209,7 @@ class Trips:
             )
         return UNKNOWN
 
-    def _call(self, call: cst.Call, code: str, depth: int) -> Estimate:
+    def _call(self, call: cst.Call, code: Spelled, depth: int) -> Estimate:
         func = call.func
         name = func.value if isinstance(func, cst.Name) else None
         if name == "range":
@@ -243,7 +244,7 @@ class Trips:
             )
         return UNKNOWN
 
-    def _returned(self, call: cst.Call, code: str, depth: int) -> Optional[Estimate]:
+    def _returned(self, call: cst.Call, code: Spelled, depth: int) -> Optional[Estimate]:
         """A call of a module function whose every ``return`` gives a handful of items
         (``return y_axes, x_axes, [n - 1]``): as many as the most of them. Not a
         generator, whose items are what it yields."""
@@ -417,7 +418,7 @@ class Trips:
         first = shapes[0]
         return first if first is not None and all(s == first for s in shapes) else None
 
-    def _counter(self, call: cst.Call, code: str) -> Optional[Estimate]:
+    def _counter(self, call: cst.Call, code: Spelled) -> Optional[Estimate]:
         """``np.arange(5)``, ``np.linspace(0, 1, 10)``, ``tf.range(3)``: as many
         values as the literal bounds give."""
         qualname = self.ctx.call_name(call)
@@ -457,7 +458,7 @@ class Trips:
             return None
         return max(0, upper - lower)
 
-    def _range(self, call: cst.Call, code: str) -> Estimate:
+    def _range(self, call: cst.Call, code: Spelled) -> Estimate:
         if not 1 <= len(call.args) <= 3 or any(a.keyword for a in call.args):
             return UNKNOWN
         if len(call.args) == 1 and self._dimensions(call.args[0].value):

@@ -21,6 +21,7 @@ from tflint_perf.analysis.api import Kind
 from tflint_perf.analysis.api.keras import INPUT_LAYERS, LAYER_BASES, MODEL_BASES
 from tflint_perf.analysis.api.tables import SAME_KIND
 from tflint_perf.analysis.api.tensorflow import TF_FUNCTION, TYPE_ANNOTATIONS, WHERE
+from tflint_perf.analysis.calls import CallGraph
 from tflint_perf.analysis.semantic import Binding, BindingKind, SemanticModel
 from tflint_perf.engine import cst
 
@@ -48,6 +49,7 @@ class Values:
         self._returns: Optional[Dict[cst.FunctionDef, List[cst.Return]]] = None
         self._pending: Set[tuple] = set()  # parameters whose callers are being read
         self._constructing: Set[cst.CSTNode] = set()  # objects whose sources are being read
+        self._made: Dict[cst.CSTNode, Optional[List[cst.CSTNode]]] = {}  # constructed_by's
 
     # -- the question ----------------------------------------------------------
     def kind(self, expr: Optional[cst.CSTNode], depth: int = 0) -> Kind:
@@ -348,8 +350,6 @@ class Values:
         return self._returns.get(func, [])
 
     def _graph(self):
-        from tflint_perf.analysis.calls import CallGraph
-
         return self.ctx.shared(CallGraph)
 
     def _subscript(self, expr: cst.Subscript, depth: int) -> Kind:
@@ -443,11 +443,30 @@ class Values:
             return None
         if expr in self._constructing:
             return None  # ``self.w = self.w.copy()``: a value made from itself
+        # Asked afresh (no object or parameter being read), the answer depends on
+        # ``expr`` alone, unless it read the index of direct callers while that
+        # was being built (``CallGraph.partial_reads``): kept, as analyses ask
+        # it of the same receivers again and again.
+        fresh = not self._constructing and not self._pending
+        if fresh and expr in self._made:
+            made = self._made[expr]
+            return list(made) if made is not None else None
+        graph = self._graph()
+        partial = graph.partial_reads
         self._constructing.add(expr)
         try:
-            return self._constructed_by(expr, depth)
+            found = self._constructed_by(expr, depth)
         finally:
             self._constructing.discard(expr)
+        if fresh and graph.partial_reads == partial:
+            self._made[expr] = list(found) if found is not None else None
+        return found
+
+    def settled(self) -> bool:
+        """No object or parameter is being read and the index of direct callers
+        is complete or not begun: what ``constructed_by`` answers now depends
+        on its question alone."""
+        return not self._constructing and not self._pending and not self._graph().indexing
 
     def _constructed_by(self, expr: cst.BaseExpression, depth: int) -> Optional[List[cst.CSTNode]]:
         out: List[cst.CSTNode] = []

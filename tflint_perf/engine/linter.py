@@ -7,15 +7,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Pattern, Sequence, Tuple, Type
 
-from tflint_perf.engine import cst, noqa
+from tflint_perf.engine import cst, fastnodes, noqa
 from tflint_perf.engine.cells import PERCENT_MARKER, Cells, compile_error
-from tflint_perf.engine.context import FileContext
+from tflint_perf.engine.context import FileContext, Indexes
 from tflint_perf.engine.fixes import applicable, apply_edits, choose_fixes
 from tflint_perf.engine.indentation import Expanded, expand_indentation
 from tflint_perf.engine.project import ProjectView
 from tflint_perf.engine.rule import SYNTAX_CODE, SYNTAX_NAME, Finding, Fix, Rule
 from tflint_perf.engine.screen import LIBCST_DEPTH_LIMIT, Facts, ast_tree, too_deep_for_libcst
-from tflint_perf.engine.walk import dispatch_tables, walk
+from tflint_perf.engine.walk import dispatch_tables, replay, walk
 
 MAX_FIX_PASSES = 10
 
@@ -43,6 +43,9 @@ class Parsed:
     # Set when LibCST read the module only with its indentation's tabs expanded:
     # ``source`` is that text; findings' columns are moved back, and no fix is offered.
     expanded: Optional[Expanded] = None
+    # The first pass's walk of ``module``, kept with the parse for the passes
+    # that reuse it (``ProjectView.keep``): they replay the rules' hooks instead.
+    indexes: Optional[Indexes] = None
 
 
 def find_cells(source: str, path: str, marker: Optional[Pattern]) -> Optional[Cells]:
@@ -105,7 +108,7 @@ def parse(
     if kept_tree is None:
         return Parsed(None, source, errors, cells)
     inner = _libcst_parse_guarded(kept, path, kept_tree, cells)
-    return Parsed(inner.module, kept, errors + inner.errors, cells)
+    return Parsed(inner.module, inner.source, errors + inner.errors, cells, inner.expanded)
 
 
 def cpython_tree(source: str) -> Optional[ast.Module]:
@@ -138,7 +141,7 @@ _LIBCST_LIMIT = "not analysed: valid Python that LibCST cannot parse"
 def _libcst_parse(source: str, path: str):
     """LibCST's module of a text CPython accepts; an error is LibCST's limit, said so."""
     try:
-        return cst.parse_module(source), None
+        return fastnodes.parse_module(cst, source), None
     except cst.ParserSyntaxError as exc:
         reason = f"{_LIBCST_LIMIT} ({exc.message})"
         return None, syntax_finding(path, exc.raw_line, exc.raw_column + 1, reason)
@@ -177,11 +180,12 @@ def analyse_source(
         project.parsed = (source, tree, parsed)
     if tree is None or parsed is None or parsed.module is None:
         return False
-    ctx = FileContext(path, parsed.source, parsed.module)
+    ctx = FileContext(path, parsed.source, parsed.module, indexes=parsed.indexes)
     ctx.project = project
     ctx.ast_tree = tree  # def lines without LibCST's positions (exports)
     try:
-        walk(parsed.module, {}, {}, ctx.parents, ctx.ancestors, ctx.by_type, ctx.spans)
+        if parsed.indexes is None:
+            walk(parsed.module, {}, {}, ctx.parents, ctx.ancestors, ctx.by_type, ctx.spans)
         after(ctx)
     finally:
         ctx.release()
@@ -192,7 +196,16 @@ def active_rules(source: str, rule_classes: Sequence[Type[Rule]]) -> List[Type[R
     """The rules whose cheap text pre-check matches this source."""
     if not _USES_FRAMEWORK.search(source):
         return []
-    return [r for r in rule_classes if not r.triggers or any(t in source for t in r.triggers)]
+    active = []
+    for rule in rule_classes:  # loops, not any() over a generator: this runs for every file
+        for trigger in rule.triggers:
+            if trigger in source:
+                active.append(rule)
+                break
+        else:
+            if not rule.triggers:
+                active.append(rule)
+    return active
 
 
 def lint_source(
@@ -272,7 +285,7 @@ def _run_rules(
     after: Optional[Callable[[FileContext], None]] = None,
 ) -> List[Finding]:
     assert parsed.module is not None, "lint_source runs the rules only on a parsed module"
-    ctx = FileContext(path, parsed.source, parsed.module, parsed.cells)
+    ctx = FileContext(path, parsed.source, parsed.module, parsed.cells, parsed.indexes)
     ctx.project = project
     if silences is not None:
         ctx.recording, ctx.silences = True, silences
@@ -281,7 +294,14 @@ def _run_rules(
     try:
         instances = [rule_class(ctx) for rule_class in rules]
         visits, leaves = dispatch_tables(instances)
-        walk(parsed.module, visits, leaves, ctx.parents, ctx.ancestors, ctx.by_type, ctx.spans)
+        if parsed.indexes is not None and not leaves:
+            replay(visits, ctx.by_type, ctx.spans)
+        else:
+            if parsed.indexes is not None:  # a leave hook: walked again, indexes of its own
+                ctx.kept, ctx.parents, ctx.spans, ctx.by_type = False, {}, {}, {}
+            walk(parsed.module, visits, leaves, ctx.parents, ctx.ancestors, ctx.by_type, ctx.spans)
+            if project is not None and project.keep:
+                parsed.indexes = ctx.keep_indexes()  # for the passes that reuse this parse
         for rule in instances:
             rule.finish()
         if after is not None:

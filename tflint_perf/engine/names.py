@@ -37,8 +37,18 @@ _CANONICAL_EXACT = {
 }
 
 
+_canonical_names: dict = {}  # canonical's answers: the same names come again and again
+
+
 def canonical(name: str) -> str:
     """``tensorflow.compat.v1.Session`` -> ``tensorflow.Session`` and so on."""
+    found = _canonical_names.get(name)
+    if found is None:
+        found = _canonical_names[name] = _canonical(name)
+    return found
+
+
+def _canonical(name: str) -> str:
     exact = _CANONICAL_EXACT.get(name)
     if exact is not None:
         return exact
@@ -83,6 +93,9 @@ def _module_name(expr) -> Optional[str]:
     return dotted(expr) if expr is not None else None
 
 
+_UNSEEN = object()
+
+
 class ImportTable:
     """Maps local names bound by imports to the qualified names they denote."""
 
@@ -90,6 +103,7 @@ class ImportTable:
         self.aliases: dict = {}
         # Bound at module level (not inside a def/class): what inserted code may use.
         self.module_aliases: dict = {}
+        self._qualnames: dict = {}  # expression -> qualname's answer (the imports are fixed)
 
     @classmethod
     def from_module(cls, module: cst.Module) -> "ImportTable":
@@ -99,16 +113,22 @@ class ImportTable:
 
     def _scan(self, body, module_level: bool) -> None:
         for stmt in body:
-            if isinstance(stmt, cst.Import):  # in a one-line suite
-                self._record(self._add_import(stmt), module_level)
-            elif isinstance(stmt, cst.ImportFrom):
-                self._record(self._add_import_from(stmt), module_level)
-            elif isinstance(stmt, cst.SimpleStatementLine):
-                self._scan(stmt.body, module_level)
+            if isinstance(stmt, cst.SimpleStatementLine):
+                self._small(stmt.body, module_level)
+            elif isinstance(stmt, (cst.Import, cst.ImportFrom)):  # in a one-line suite
+                self._small((stmt,), module_level)
             else:
                 inner = module_level and not isinstance(stmt, (cst.FunctionDef, cst.ClassDef))
                 for block in statement_blocks(stmt):
                     self._scan(block, inner)
+
+    def _small(self, statements, module_level: bool) -> None:
+        """The imports among small statements (no blocks below them)."""
+        for stmt in statements:
+            if isinstance(stmt, cst.Import):
+                self._record(self._add_import(stmt), module_level)
+            elif isinstance(stmt, cst.ImportFrom):
+                self._record(self._add_import_from(stmt), module_level)
 
     def _record(self, bound: dict, module_level: bool) -> None:
         self.aliases.update(bound)
@@ -152,6 +172,16 @@ class ImportTable:
 
     def qualname(self, expr: cst.BaseExpression) -> Optional[str]:
         """The canonical qualified name ``expr`` refers to, if it comes from an import."""
+        found = self._qualnames.get(expr, _UNSEEN)
+        if found is _UNSEEN:
+            found = self._qualnames[expr] = self._qualname(expr)
+        return found
+
+    def forget(self) -> None:
+        """Drop the answers kept (they hold the tree's nodes)."""
+        self._qualnames.clear()
+
+    def _qualname(self, expr: cst.BaseExpression) -> Optional[str]:
         name = dotted(expr)
         if name is None:
             return None

@@ -26,7 +26,9 @@ _MENTIONS_NOQA = re.compile("noqa", re.IGNORECASE)
 
 def file_is_exempt(source: str) -> bool:
     """A ``# tflint-perf: noqa`` comment line anywhere turns the file off."""
-    return _FILE_NOQA.search(source) is not None
+    # The regex ignores case, but matches only the ASCII letters of "perf" (and
+    # their capitals) to those: a file without them is told at once.
+    return "perf" in source.lower() and _FILE_NOQA.search(source) is not None
 
 
 def suppressed_codes(text: str) -> Optional[FrozenSet[str]]:
@@ -49,11 +51,25 @@ class NoqaLines:
     """Per line number, the text searched for ``noqa``: its logical line."""
 
     def __init__(self, source: str) -> None:
-        # Lines as Python counts them (\n, \r\n or \r ends one), as flake8 reads them.
-        normal = source.replace("\r\n", "\n").replace("\r", "\n")
-        self.lines: List[str] = io.StringIO(normal).readlines()
-        self.mentions = _MENTIONS_NOQA.search(source) is not None
+        self.source = source
+        self._mentions: Optional[bool] = None
+        self._lines: Optional[List[str]] = None
         self._logical: Optional[Dict[int, str]] = None
+
+    @property
+    def lines(self) -> List[str]:
+        """Lines as Python counts them (\\n, \\r\\n or \\r ends one), as flake8
+        reads them (split when first asked: most files have no finding)."""
+        if self._lines is None:
+            normal = self.source.replace("\r\n", "\n").replace("\r", "\n")
+            self._lines = io.StringIO(normal).readlines()
+        return self._lines
+
+    @property
+    def mentions(self) -> bool:
+        if self._mentions is None:
+            self._mentions = _MENTIONS_NOQA.search(self.source) is not None
+        return self._mentions
 
     def suppresses(self, code: str, line: int) -> bool:
         if not self.mentions or not 0 < line <= len(self.lines):

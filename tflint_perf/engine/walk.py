@@ -41,6 +41,7 @@ _SKIPPED_FIELDS = frozenset(
     }
 )
 _fields_by_type: Dict[type, tuple] = {}
+_reversed_fields: Dict[type, tuple] = {}
 
 
 def _child_fields(node_type: type) -> tuple:
@@ -52,38 +53,48 @@ def _child_fields(node_type: type) -> tuple:
             if f.name not in _SKIPPED_FIELDS and not f.name.startswith("whitespace")
         )
         _fields_by_type[node_type] = names
+        _reversed_fields[node_type] = names[::-1]
     return names
 
 
-# type -> whether it is a CSTNode subclass. CSTNode is an ABC: isinstance()
-# against it is three times slower than a dict lookup, and its first call per
-# type walks every node class (milliseconds at startup).
-_is_node_type: Dict[type, bool] = {}
+# What a field's value is, by its type: NODE, SEQUENCE (a list or tuple, of
+# nodes or of tokens) or 0. Dict lookups: CSTNode is an ABC, and isinstance()
+# against it is three times slower (its first call per type walks every node
+# class, milliseconds at startup).
+NODE = 1
+SEQUENCE = 2
+_shape_of_type: Dict[type, int] = {}
 
 
-def _learn_type(value_type: type) -> bool:
-    flag = _is_node_type[value_type] = cst.CSTNode in value_type.__mro__
-    return flag
+def _learn_shape(value_type: type) -> int:
+    if cst.CSTNode in value_type.__mro__:
+        shape = NODE
+    elif issubclass(value_type, (list, tuple)):
+        shape = SEQUENCE
+    else:
+        shape = 0
+    _shape_of_type[value_type] = shape
+    return shape
 
 
 def children(node: cst.CSTNode) -> List[cst.CSTNode]:
     """Child nodes in source order, without whitespace and punctuation."""
     # ``walk`` holds an inlined copy of this loop (it runs once per node): change both.
     out = []
-    is_node = _is_node_type
+    shape_of = _shape_of_type
     for name in _child_fields(type(node)):
         value = getattr(node, name)
-        flag = is_node.get(type(value))
-        if flag is None:
-            flag = _learn_type(type(value))
-        if flag:
+        shape = shape_of.get(type(value))
+        if shape is None:
+            shape = _learn_shape(type(value))
+        if shape == NODE:
             out.append(value)
-        elif isinstance(value, (list, tuple)):
+        elif shape:
             for item in value:
-                flag = is_node.get(type(item))
-                if flag is None:
-                    flag = _learn_type(type(item))
-                if flag:
+                shape = shape_of.get(type(item))
+                if shape is None:
+                    shape = _learn_shape(type(item))
+                if shape == NODE:
                     out.append(item)
     return out
 
@@ -94,16 +105,59 @@ def descendants(node: cst.CSTNode, skip_scopes: bool = False) -> Iterator[cst.CS
     With ``skip_scopes``, the bodies of nested functions, lambdas and classes
     are not entered (their code does not run where it is defined).
     """
-    stack = list(reversed(children(node)))
+    stack: list = []
+    _push_children(node, stack)
+    scopes = (cst.FunctionDef, cst.ClassDef, cst.Lambda) if skip_scopes else ()
     while stack:
         current = stack.pop()
         yield current
-        if skip_scopes and isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        stack.extend(reversed(children(current)))
+        if not (scopes and isinstance(current, scopes)):
+            _push_children(current, stack)
+
+
+def _push_children(node: cst.CSTNode, stack: list) -> None:
+    """``children(node)`` pushed onto ``stack`` last to first (popped in order)."""
+    shape_of = _shape_of_type
+    names = _reversed_fields.get(type(node))
+    if names is None:
+        _child_fields(type(node))
+        names = _reversed_fields[type(node)]
+    for name in names:
+        value = getattr(node, name)
+        shape = shape_of.get(type(value))
+        if shape is None:
+            shape = _learn_shape(type(value))
+        if shape == NODE:
+            stack.append(value)
+        elif shape:
+            for item in reversed(value):
+                shape = shape_of.get(type(item))
+                if shape is None:
+                    shape = _learn_shape(type(item))
+                if shape == NODE:
+                    stack.append(item)
 
 
 Hook = Callable[["cst.CSTNode"], object]
+
+
+_hooks_of: Dict[type, list] = {}  # rule class -> (attr, node class, is a visit) of its hooks
+
+
+def _hooks(rule_class: type) -> list:
+    """The hook methods a rule class defines (``dir()`` once per class, not per file)."""
+    found = _hooks_of.get(rule_class)
+    if found is None:
+        found = []
+        for attr in dir(rule_class):
+            if attr.startswith("visit_") or attr.startswith("leave_"):
+                name = attr[6:]
+                node_type = getattr(cst, name, None)
+                if not isinstance(node_type, type):
+                    raise TypeError(f"{rule_class.__name__}.{attr}: no libcst node {name}")
+                found.append((attr, node_type, attr.startswith("visit_")))
+        _hooks_of[rule_class] = found
+    return found
 
 
 def dispatch_tables(rules) -> tuple:
@@ -111,18 +165,20 @@ def dispatch_tables(rules) -> tuple:
     visits: Dict[type, List[Hook]] = {}
     leaves: Dict[type, List[Hook]] = {}
     for rule in rules:
-        for attr in dir(type(rule)):
-            if attr.startswith("visit_"):
-                table, name = visits, attr[6:]
-            elif attr.startswith("leave_"):
-                table, name = leaves, attr[6:]
-            else:
-                continue
-            node_type = getattr(cst, name, None)
-            if not isinstance(node_type, type):
-                raise TypeError(f"{type(rule).__name__}.{attr}: no libcst node {name}")
+        for attr, node_type, visit in _hooks(type(rule)):
+            table = visits if visit else leaves
             table.setdefault(node_type, []).append(getattr(rule, attr))
     return visits, leaves
+
+
+def replay(visits: dict, by_type: dict, spans: dict) -> None:
+    """The visit hooks ``walk`` would call, in its order (pre-order), on a
+    module walked before: ``by_type`` and ``spans`` are that walk's."""
+    hooked = [node for node_type in visits for node in by_type.get(node_type, ())]
+    hooked.sort(key=lambda node: spans[node][0])
+    for node in hooked:
+        for hook in visits[type(node)]:
+            hook(node)
 
 
 def walk(
@@ -143,24 +199,27 @@ def walk(
     Iterative, so deeply nested expressions cannot exhaust the recursion
     limit. ``ancestors`` holds the chain above the node being visited.
     """
-    leave_marker = object()
     stack: list = [root]
     counter = 0
     if spans is None:
         spans = {}
-    # ``children`` inlined, and its lookups held in locals: this loop runs once
-    # per node of every module parsed, the cost of a tenth of the run.
-    fields_of = _fields_by_type
-    is_node = _is_node_type
+    # ``children`` inlined (children pushed last to first, so that they are
+    # visited first to last), and its lookups held in locals: this loop runs
+    # once per node of every module parsed, the cost of a tenth of the run.
+    reversed_fields = _reversed_fields
+    shape_of = _shape_of_type
+    push = stack.append
+    pop = stack.pop
+    enter = ancestors.append
     while stack:
-        node = stack.pop()
-        if node is leave_marker:
+        node = pop()
+        if type(node) is list:  # the span of the node whose subtree is done
+            node[1] = counter - 1
             done = ancestors.pop()
-            spans[done][1] = counter - 1
             for hook in leaves.get(type(done), ()):
                 hook(done)
             continue
-        spans[node] = [counter, counter]
+        span = spans[node] = [counter, counter]
         counter += 1
         node_type = type(node)
         same = by_type.get(node_type)
@@ -172,27 +231,25 @@ def walk(
         if hooks is not None:
             for hook in hooks:
                 hook(node)
-        ancestors.append(node)
-        stack.append(leave_marker)
-        names = fields_of.get(node_type)
+        enter(node)
+        push(span)  # popped once the node's subtree is done
+        names = reversed_fields.get(node_type)
         if names is None:
-            names = _child_fields(node_type)
-        kids = []
+            _child_fields(node_type)
+            names = reversed_fields[node_type]
         for name in names:
             value = getattr(node, name)
-            flag = is_node.get(type(value))
-            if flag is None:
-                flag = _learn_type(type(value))
-            if flag:
-                kids.append(value)
-            elif isinstance(value, (list, tuple)):
-                for item in value:
-                    flag = is_node.get(type(item))
-                    if flag is None:
-                        flag = _learn_type(type(item))
-                    if flag:
-                        kids.append(item)
-        for kid in kids:
-            parents[kid] = node
-        kids.reverse()
-        stack.extend(kids)
+            shape = shape_of.get(type(value))
+            if shape is None:
+                shape = _learn_shape(type(value))
+            if shape == NODE:
+                parents[value] = node
+                push(value)
+            elif shape:
+                for item in reversed(value):
+                    shape = shape_of.get(type(item))
+                    if shape is None:
+                        shape = _learn_shape(type(item))
+                    if shape == NODE:
+                        parents[item] = node
+                        push(item)

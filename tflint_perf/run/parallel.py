@@ -27,8 +27,12 @@ from tflint_perf.run.result import CHECK, FileResult
 MIN_FILES_FOR_POOL = 8
 MIN_BYTES_FOR_POOL = 256 * 1024
 CHUNK_FILES = 8
-# Objects allocated (net) after which the garbage is collected between files.
-COLLECT_AFTER = 200_000
+# Objects allocated (net: the count goes down as objects are freed) after
+# which the garbage is collected between files. Above what a file's parse and
+# the parses kept for the index hold (a large module's tree is a million
+# objects): collecting while they live only scans them (about 3 s on the wheel
+# corpus at 200,000), as almost all garbage is freed by reference counting.
+COLLECT_AFTER = 2_000_000
 FULL_COLLECT_EVERY = 10
 # TFLINT_PERF_POOL=always uses the pool for any run of two files or more with
 # -j above 1 (tests, debugging); "never" stays in-process; default: auto.
@@ -275,12 +279,13 @@ def _facts(index, path: str, result: Optional[FileResult]) -> Optional[dict]:
 
 def _both_passes_here(files, results, todo, settings, mode, unsafe, cache, tree):
     """Both passes in this process, file after file: a file's second pass
-    follows its first and reuses its parse, and a module the index parsed
-    before its lint is not parsed again (``Parses``: bounded). The same
-    results, cache entries and warnings as one pass after the other."""
+    follows its first and reuses its parse, and a module the index reads
+    shortly before or after its lint is not parsed again (``Parses``:
+    bounded). The same results, cache entries and warnings as one pass after
+    the other."""
     from tflint_perf.run.project import Index, Parses, Pass
 
-    parses = Parses()  # what the index parsed, for the first pass
+    parses = Parses()  # what the index parsed, for the first pass, and the other way round
     first, second = Pass(tree, keep=True, parses=parses), Pass(tree, {})
     index = Index(tree, parses, cache)
     misses = {k for _, k in todo}
@@ -294,19 +299,20 @@ def _both_passes_here(files, results, todo, settings, mode, unsafe, cache, tree)
         parses.linted.add(path)
         parses.take(path)  # a parse the first pass did not use (a cache hit, a screen)
         facts = _facts(index, path, results[k])
-        if not facts:
-            continue
-        second.facts[path] = facts
-        hit = _cached(path, cache, mode, unsafe, second)[0] if cache is not None else None
-        if hit is None:
-            if not prepared:
-                _prepare([path], cache)
-                prepared = True
-            if view is not None and view.parsed is not None:
-                second.parsed[path] = view.parsed
-            hit = lint_and_store(path, settings, mode, unsafe, cache, second)
-            second.parsed.pop(path, None)
-        again[k] = hit
+        if facts:
+            second.facts[path] = facts
+            hit = _cached(path, cache, mode, unsafe, second)[0] if cache is not None else None
+            if hit is None:
+                if not prepared:
+                    _prepare([path], cache)
+                    prepared = True
+                if view is not None and view.parsed is not None:
+                    second.parsed[path] = view.parsed
+                hit = lint_and_store(path, settings, mode, unsafe, cache, second)
+                second.parsed.pop(path, None)
+            again[k] = hit
+        if view is not None and view.parsed is not None:
+            parses.put_linted(path, view.parsed)  # should the index read it next
     _finish_pass(results, cache, first)
     _warn(index.cache_warning)
     if again:

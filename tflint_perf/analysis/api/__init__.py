@@ -87,6 +87,23 @@ class Effect(enum.Flag):
     RESETS = enum.auto()  # resets framework state (clear_session, reset_default_graph)
     CHILD_PROCESS = enum.auto()  # starts another process (subprocess, multiprocessing, os.system)
 
+    # Flag's own | and & make each result through EnumType.__call__ (three Python
+    # calls); the analyses combine effects millions of times over a corpus. The
+    # same member, from the map Flag keeps of them, when it is there.
+    def __or__(self, other):
+        if type(other) is type(self):
+            found = self._value2member_map_.get(self._value_ | other._value_)
+            if found is not None:
+                return found
+        return enum.Flag.__or__(self, other)
+
+    def __and__(self, other):
+        if type(other) is type(self):
+            found = self._value2member_map_.get(self._value_ & other._value_)
+            if found is not None:
+                return found
+        return enum.Flag.__and__(self, other)
+
 
 @dataclass(frozen=True)
 class Api:
