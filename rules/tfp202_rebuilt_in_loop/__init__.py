@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import List, Optional
 
+from tflint_perf.analysis.api.steps import FORWARD_METHODS
 from tflint_perf.analysis.reach import Reach
 from tflint_perf.analysis.semantic import BindingKind
 from tflint_perf.analysis.testcode import in_test_code, is_test_module
@@ -159,8 +160,8 @@ class RebuiltInLoop(Rule):
     @classmethod
     def screen(cls, facts) -> bool:
         # Every rebuild this rule reports happens inside a loop of the module, or in
-        # a layer's call() (a class).
-        return facts.has_loop() or "def call" in facts.source
+        # a layer's forward method (``call``, ``__call__``).
+        return facts.has_loop() or any(f"def {m}" in facts.source for m in FORWARD_METHODS)
 
     fixable = True
     fix_summary = "safe / unsafe"  # the README's Fix column
