@@ -31,9 +31,10 @@ class ElementwiseLoop(Rule):
       `sums[idx[i]] += v[i]`: `np.add.at`), gathers (`p[i, y[i]]`:
       `p[np.arange(n), y]`);
     - calls a function of the module on each element or row (any function
-      the call graph resolves: a helper, a method, an alias): called once
-      on the whole array when it is built from element-wise ops, else
-      rewritten to broadcast;
+      the call graph resolves: a helper, a method, an alias), or one of
+      another module of the linted tree that its module shows to be array
+      math: called once on the whole array when it is built from
+      element-wise ops, else rewritten to broadcast;
     - copies sliding windows `x[i:i + k]` into a preallocated array
       (`sliding_window_view`), or sums/averages a window that moves with
       the index (`avg[t] = x[max(0, t - k):t + 1].mean()`: a cumulative

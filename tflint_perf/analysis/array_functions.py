@@ -83,12 +83,20 @@ class ArrayFunctions:
         ):
             return None
         targets = self.graph.resolve(call)
+        if not targets:
+            return self._external_kind(call)
         kinds = [self.kind(t) for t in targets]
         if not kinds or any(k is None for k in kinds):
             return None
         if all(k is FunctionKind.ELEMENTWISE for k in kinds):
             return FunctionKind.ELEMENTWISE
         return FunctionKind.NUMERIC
+
+    def _external_kind(self, call: cst.Call) -> Optional[FunctionKind]:
+        """What a function of another module of the tree is, as its module exports it."""
+        facts = self.graph.external(call)
+        found = facts.get("array_kind") if facts else None
+        return FunctionKind(found) if isinstance(found, str) else None
 
     def kind(self, func: Optional[cst.FunctionDef]) -> Optional[FunctionKind]:
         if func is None:
@@ -139,7 +147,9 @@ class ArrayFunctions:
         qual = self.ctx.call_name(call)
         if qual is not None:
             op = am.op(qual, len(call.args))
-            if op is None or op in (am.ArrayOp.NOT_MATH, am.ArrayOp.SOLVE):
+            if op is None:
+                return self._external_kind(call)
+            if op in (am.ArrayOp.NOT_MATH, am.ArrayOp.SOLVE):
                 return None
             if op is am.ArrayOp.FIRST_MATCH:
                 return None

@@ -480,7 +480,9 @@ class LoopFacts(ElementReads):
             if am.is_random_draw(qual):
                 self.random = True
                 return True
-            return op is not None and op not in (
+            if op is None:  # a function of another module of the tree
+                return self.functions.kind_of_call(call) is not None
+            return op not in (
                 am.ArrayOp.NOT_MATH,
                 am.ArrayOp.FIRST_MATCH,
                 am.ArrayOp.SOLVE,

@@ -15,6 +15,9 @@ can be cached and sent between processes):
   the module's own finding already points at it; ``agent_entry``: a method
   of an agent class, run by an environment loop elsewhere, that itself runs
   inference on one sample it makes (its module reports that call);
+  ``array_kind``: it is plain array math on its parameters, element-wise or
+  numeric (``array_functions.py``), so a loop elsewhere calling it per row
+  does array work one row at a time;
 - a class: what its instances are (a Keras model, a layer ...) and the same
   facts for each of its methods;
 - a value: what it holds (a dataset, a Keras model ...).
@@ -29,6 +32,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from tflint_perf.analysis.api import Effect, Kind
+from tflint_perf.analysis.array_functions import ArrayFunctions
 from tflint_perf.analysis.semantic import BindingKind, SemanticModel
 from tflint_perf.analysis.summaries import DATA_EFFECTS, Summaries
 from tflint_perf.analysis.values import Values
@@ -90,6 +94,9 @@ def function_facts(
     step = (steps or {}).get(func)
     if step is not None:
         facts["step"] = step
+    array = ctx.shared(ArrayFunctions).kind(func)
+    if array is not None:  # plain array math: a loop elsewhere calling it per row is TFP101's
+        facts["array_kind"] = array.value
     growth = Effect.GRAPH_GROWTH | Effect.RUNS_GRAPH
     if summary.effects & growth == growth and _reported_here(ctx, func):
         facts["growth_reported"] = True
@@ -105,6 +112,7 @@ def function_facts(
         and facts["returns"] == Kind.UNKNOWN.value
         and not facts["mutates"]
         and not facts["calls_in_loop"]
+        and "array_kind" not in facts
     ):
         return None
     return facts
