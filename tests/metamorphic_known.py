@@ -845,6 +845,18 @@ KNOWN_FAILURES = {
     "TFP403/ok_default_examples_called_here.py:to_function:module": (
         "TFP403 reports the variant: with the module's code moved into a function, the trip count does not see the call that leaves the default"
     ),
+    "TFP101/bad_loop_indexes_a_literal_list_past_a_handful.py:helper:0": (
+        "TFP101 loses the finding when the loop's body moves into a helper function called in the loop"
+    ),
+    "TFP101/bad_loop_indexes_a_literal_list_past_a_handful.py:method:0": (
+        "TFP101 loses the finding when the loop moves into a method calling its body as `self.step()`"
+    ),
+    "TFP101/bad_loop_indexes_a_short_list_on_some_iterations.py:helper:0": (
+        "TFP101 loses the finding when the loop's body moves into a helper function called in the loop"
+    ),
+    "TFP101/bad_loop_indexes_a_short_list_on_some_iterations.py:method:0": (
+        "TFP101 loses the finding when the loop moves into a method calling its body as `self.step()`"
+    ),
     "TFP101/bad_rows_just_past_a_handful_passed_in.py:helper:0": (
         "TFP101 loses the finding when the loop's body moves into a helper function called in the loop"
     ),

@@ -230,3 +230,51 @@ def test_a_counter_after_the_work_caps_nothing():
 )
 def test_what_callers_pass_and_defaults_bound_a_loop(source, size):
     assert estimate("import numpy as np\n" + source).size is size
+
+
+@pytest.mark.parametrize(
+    "body, size, count",
+    [
+        # Every iteration indexes a literal list of three: at most three iterations.
+        ("    w = WEIGHTS[i]\n    work(w)\n", Size.TINY, 3),
+        ("    work(WEIGHTS[i] * outputs[i])\n", Size.TINY, 3),
+        ("    work(self.weights[i])\n", Size.TINY, 3),
+        # Read on some iterations only, or past a statement that may leave: no bound
+        # (``range(len(outputs))`` stays data-sized).
+        ("    if i < 3:\n        work(WEIGHTS[i])\n", Size.DATA, None),
+        ("    work(WEIGHTS[i] if i < 3 else 0)\n", Size.DATA, None),
+        ("    if done(i):\n        continue\n    work(WEIGHTS[i])\n", Size.TINY, 3),
+        ("    return\n    work(WEIGHTS[i])\n", Size.DATA, None),
+        # The index changed in the body, or another index: no bound.
+        ("    i = i + 1\n    work(WEIGHTS[i])\n", Size.DATA, None),
+        ("    work(WEIGHTS[i - 1])\n", Size.DATA, None),
+        # A list of seventeen is no handful: the header's estimate stands.
+        ("    work(MANY[i])\n", Size.DATA, None),
+    ],
+)
+def test_a_loop_indexing_a_literal_list_runs_at_most_its_length(body, size, count):
+    source = (
+        "WEIGHTS = [1.0, 0.5, 0.25]\n"
+        f"MANY = [{', '.join(['1'] * 17)}]\n"
+        "class Loss:\n"
+        "    def __init__(self):\n"
+        "        self.weights = WEIGHTS\n"
+        "    def __call__(self, outputs):\n"
+        "        for i in range(len(outputs)):\n"
+        + "".join("        " + line + "\n" for line in body.splitlines())
+    )
+    found = estimate(source)
+    assert (found.size, found.count) == (size, count), found.why
+
+
+@pytest.mark.parametrize(
+    "header, size, count",
+    [
+        ("for x in [0] * 100:", Size.DATA, 100),  # a list repeated: 100 items, not one
+        ("for x in 3 * [1, 2]:", Size.TINY, 6),
+        ("for x in np.array([[1, 1], [1, -1]]) * 3:", Size.TINY, 2),  # array math: 2 rows
+    ],
+)
+def test_a_repeated_list_has_its_items_times_the_count(header, size, count):
+    found = estimate(f"import numpy as np\n{header}\n    work(x)\n")
+    assert (found.size, found.count) == (size, count), found.why

@@ -32,6 +32,7 @@ from tflint_perf.analysis.estimates import (
     counted,
     times,
 )
+from tflint_perf.analysis.index_bounds import indexes_a_literal, literal_length
 from tflint_perf.analysis.semantic import (
     COMPREHENSIONS,
     LOOPS,
@@ -144,7 +145,10 @@ class Trips:
                 inner = inner.inner_for_in
             return estimate
         if isinstance(loop, cst.For):
-            return self.iterable(loop.iter)
+            estimate = self.iterable(loop.iter)
+            if estimate.size is not Size.TINY:
+                return indexes_a_literal(self.ctx, self.sem, loop) or estimate
+            return estimate
         return UNKNOWN
 
     def _unpacked_into(self, loop: cst.CSTNode) -> Optional[int]:
@@ -173,6 +177,10 @@ class Trips:
             return self._call(expr, code, depth)
         if isinstance(expr, cst.BinaryOperation):  # np.array([[1, 1], [1, -1]]) * 3
             for own, other in ((expr.left, expr.right), (expr.right, expr.left)):
+                if isinstance(own, (cst.List, cst.Tuple)) and isinstance(other, cst.Integer):
+                    # ``[0] * 100``: a Python sequence repeated, not array math
+                    items = literal_length(self.sem, expr)
+                    return UNKNOWN if items is None else counted(items, f"`{code}`")
                 if isinstance(other, (cst.Integer, cst.Float)):
                     inner = self.iterable(own, depth + 1)
                     if inner.tiny:
