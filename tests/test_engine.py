@@ -163,6 +163,37 @@ def test_module_level_aliases_exclude_function_imports():
     assert set(table.module_aliases) == {"np", "tf"}
 
 
+def _star_names(source, *names):
+    import tflint_perf.analysis.api  # noqa: F401  (registers what star imports bring in)
+
+    module = cst.parse_module(source)
+    table = ImportTable.from_module(module)
+    return [table.qualname(cst.parse_expression(n)) for n in names]
+
+
+def test_star_imports_resolve_what_the_api_table_says_the_module_exports():
+    source = "from keras.models import *\nfrom tensorflow.keras.layers import *\n"
+    found = _star_names(source, "Model", "Dense", "Input", "len", "helper", "Dense.units")
+    # Model: keras.layers (imported last) does not export it, keras.models does.
+    assert found == [
+        "keras.models.Model",
+        "keras.layers.Dense",
+        "keras.layers.Input",
+        None,  # a builtin
+        None,  # nothing says a star module exports it
+        "keras.layers.Dense.units",
+    ]
+
+
+def test_a_module_level_definition_shadows_a_star_import():
+    source = "from keras.layers import *\nclass Dense:\n    pass\nConv2D = make_conv\n"
+    assert _star_names(source, "Dense", "Conv2D", "Flatten") == [
+        None,
+        None,
+        "keras.layers.Flatten",
+    ]
+
+
 @pytest.mark.parametrize(
     "source, line, column, says",
     [

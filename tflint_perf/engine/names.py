@@ -4,11 +4,15 @@ Full LibCST scope/qualified-name metadata costs about ten times the parse.
 Rules only need to know what ``tf.config.set_visible_devices`` or
 ``layers.Dense`` refer to, which the module's import statements tell. Every
 import in the file (module level, in functions, under ``try``) binds its
-alias for the whole file; shadowing by local assignment is ignored.
+alias for the whole file; shadowing by local assignment is ignored. A name
+only a star import can have bound (``from keras.layers import *``) is
+resolved by the checks the API table registers (``register_star_exports``),
+unless the module's own top-level statements bind it.
 """
 
 from __future__ import annotations
 
+import builtins
 from typing import Optional
 
 from tflint_perf.engine import cst
@@ -94,6 +98,16 @@ def _module_name(expr) -> Optional[str]:
 
 
 _UNSEEN = object()
+_BUILTINS = frozenset(dir(builtins))
+
+# Who can tell what ``from m import *`` brings in: checks ``(module, name) ->
+# qualified name or None`` registered by the layers that know a module's
+# exports (the API table). The engine knows no module's exports itself.
+_STAR_EXPORTS: list = []
+
+
+def register_star_exports(check) -> None:
+    _STAR_EXPORTS.append(check)
 
 
 class ImportTable:
@@ -101,6 +115,8 @@ class ImportTable:
 
     def __init__(self) -> None:
         self.aliases: dict = {}
+        self.star_modules: list = []  # ``from m import *``, in source order
+        self._local_names: Optional[set] = None  # module-level defs, classes, assignments
         # Bound at module level (not inside a def/class): what inserted code may use.
         self.module_aliases: dict = {}
         self._qualnames: dict = {}  # expression -> qualname's answer (the imports are fixed)
@@ -109,6 +125,8 @@ class ImportTable:
     def from_module(cls, module: cst.Module) -> "ImportTable":
         table = cls()
         table._scan(module.body, True)
+        if table.star_modules:
+            table._local_names = _module_level_names(module.body)
         return table
 
     def _scan(self, body, module_level: bool) -> None:
@@ -154,6 +172,9 @@ class ImportTable:
         the file's package by the project view (``engine/project.py``)."""
         bound: dict = {}
         if isinstance(node.names, cst.ImportStar):
+            module = _module_name(node.module) if node.module is not None else None
+            if module is not None and not node.relative:
+                self.star_modules.append(canonical(module))
             return bound
         dots = "." * len(node.relative)
         base = _module_name(node.module) if node.module is not None else ""
@@ -188,12 +209,29 @@ class ImportTable:
         head, _, rest = name.partition(".")
         target = self.aliases.get(head)
         if target is None:
-            return None
+            target = self._from_star(head)
+            if target is None:
+                return None
         return canonical(f"{target}.{rest}" if rest else target)
+
+    def _from_star(self, name: str) -> Optional[str]:
+        """What ``name`` is when only a star import can have bound it: the last star
+        module a registered check says exports it (later imports shadow earlier)."""
+        if not self.star_modules or name in _BUILTINS or name in self._locals():
+            return None
+        for module in reversed(self.star_modules):
+            for check in _STAR_EXPORTS:
+                found = check(module, name)
+                if found is not None:
+                    return found
+        return None
+
+    def _locals(self) -> set:
+        return self._local_names or set()
 
     def imports_any(self, *roots: str) -> bool:
         """Whether some import brings in one of the given top-level packages."""
-        for target in self.aliases.values():
+        for target in [*self.aliases.values(), *self.star_modules]:
             if canonical(target).split(".", 1)[0] in roots or target.split(".", 1)[0] in roots:
                 return True
         return False
@@ -236,3 +274,25 @@ def statement_blocks(stmt):
 def _suite(body):
     """Statements of an indented block, or small statements of ``if x: y``."""
     return body.body
+
+
+def _module_level_names(body) -> set:
+    """Names the module's own top-level statements bind (defs, classes, plain
+    assignments): they shadow what a star import brought in."""
+    out: set = set()
+    for stmt in body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            out.add(stmt.name.value)
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                targets = []
+                if isinstance(small, cst.Assign):
+                    targets = [t.target for t in small.targets]
+                elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                    targets = [small.target]
+                for target in targets:
+                    elements = getattr(target, "elements", None)
+                    for each in [e.value for e in elements] if elements else [target]:
+                        if isinstance(each, cst.Name):
+                            out.add(each.value)
+    return out

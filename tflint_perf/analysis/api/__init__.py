@@ -24,6 +24,8 @@ import enum
 from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
+from tflint_perf.engine.names import register_star_exports
+
 
 class Kind(enum.Enum):
     """What a value is, as far as the rules care."""
@@ -182,3 +184,24 @@ def method_effects(kind: Kind, name: str) -> Effect:
 
 PrefixTable = Tuple[Tuple[str, Api], ...]
 FunctionTable = Dict[str, Api]
+
+
+def star_export(module: str, name: str) -> Optional[str]:
+    """What ``name`` is after ``from module import *`` when the table knows it there:
+    an entry of the table, or a class of the family ``module`` is (``Dense`` of
+    ``keras.layers``), unless the table files that name elsewhere (``Model`` is
+    ``keras.Model``, not a layer)."""
+    from tflint_perf.analysis.api import tables
+
+    qual = f"{module}.{name}"
+    if qual in tables.FUNCTIONS:
+        return qual
+    root = module.split(".", 1)[0]
+    if not name[:1].isupper() or f"{root}.{name}" in tables.FUNCTIONS:
+        return None
+    if any(prefix == module + "." for prefix, _ in tables.CLASS_FAMILIES):
+        return qual
+    return None
+
+
+register_star_exports(star_export)
