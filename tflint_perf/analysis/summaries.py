@@ -34,6 +34,7 @@ from tflint_perf.analysis.api import Effect, Kind, keras, others
 from tflint_perf.analysis.api.steps import (
     GRAPH_MODE_SWITCHES,
     GRAPH_ONLY,
+    NEW_GRAPHS,
     SESSION_RUN_METHODS,
     VARIABLE_ASSIGNS,
 )
@@ -271,6 +272,13 @@ class Summaries:
                     sample = batch_of_one(self.ctx, data, self.sem.value_of)
                     for param in self.params_reached(data, params):
                         summary.uses.setdefault(flag, {}).setdefault(param, Use((call,), sample))
+        if summary.effects & Effect.GRAPH_GROWTH and any(
+            self.ctx.call_name(c) in NEW_GRAPHS for c in self.graph.calls_in(func)
+        ):
+            # Its ops go into a graph of its own (``with tf.Graph().as_default():``),
+            # made anew on each call: no graph of its callers grows.
+            summary.effects &= ~Effect.GRAPH_GROWTH
+            summary.evidence.pop(Effect.GRAPH_GROWTH, None)
         summary.mutations = self._mutations(func)
         return summary
 
