@@ -12,7 +12,7 @@ import re
 from typing import List, Optional
 
 from tflint_perf.analysis.api import arraymath as am
-from tflint_perf.analysis.cadence import once_per_run
+from tflint_perf.analysis.cadence import now_and_then, once_per_run
 from tflint_perf.analysis.functions import TfFunctions
 from tflint_perf.analysis.reach import Reach
 from tflint_perf.analysis.scopes import first_param
@@ -136,7 +136,7 @@ class Growth:
                 piece = self._own_piece(value, _join(self.ctx, value), target)
                 if piece is not None:
                     own += [written, piece]
-        if self._reads_elsewhere(loop, target, own, once_per_run(self.ctx, call, loop)):
+        if self._reads_elsewhere(loop, target, own, call):
             self.rule.silent(call, Reason.SEQUENTIAL, f"the loop reads `{target}` for its work")
             return None
         return f"`{target}` grows by `{self.ctx.code(call.func)}`"
@@ -176,17 +176,19 @@ class Growth:
             return None
         if any(b.kind is BindingKind.ASSIGNMENT for b in bound):
             return None  # a fresh list each iteration
-        grown_once = once_per_run(self.ctx, call, loop)
-        if self._reads_elsewhere(loop, target, [assign.targets[0].target], grown_once):
+        if self._reads_elsewhere(loop, target, [assign.targets[0].target], call):
             return None
         return f"`{self.ctx.code(call.func)}({pieces})` re-stacks the growing list `{pieces}`"
 
-    def _reads_elsewhere(self, loop, target: str, own, grown_once: bool) -> bool:
+    def _reads_elsewhere(self, loop, target: str, own, growth: cst.Call) -> bool:
         """Whether the loop reads ``target`` anywhere but at the ``own`` nodes (the
         assignment target and the piece that is the array itself). A read on the loop's
-        first or last iteration only does not count when the array grows on every one
-        (``grown_once``: growth at that same cadence, ``if done: memory = concat(...)``,
-        is read there for that run's work)."""
+        first or last iteration only, or now and then (``if step % 500 == 0:``), does
+        not count when the array grows on every iteration (growth at that same cadence,
+        ``if done: memory = concat(...)``, is read there for that run's work): each
+        growth copies the whole array, each such read could stack it once."""
+        grown_once = once_per_run(self.ctx, growth, loop)
+        grown_rarely = grown_once or now_and_then(self.ctx, growth) is not None
         inside = {id(n) for node in own for n in [node, *descendants(node)]}
         # ``log`` of ``log['loss']``: read whole (or at a computed key), it reads the array.
         container = target.split("[", 1)[0] if "[" in target else None
@@ -205,6 +207,8 @@ class Growth:
                         isinstance(parent, cst.Subscript) and parent.value is n and place(parent)
                     )
                 ):
+                    if self._rare_read(n, loop, grown_once, grown_rarely):
+                        continue
                     return True
                 if spelled != target:
                     continue
@@ -216,10 +220,16 @@ class Growth:
                     continue
                 if is_none_test(parent) or self._emptiness_test(n) or self._copied_whole(n):
                     continue  # `if x is None: x = piece`; `grid = np.concatenate((grid, row))`
-                if not grown_once and once_per_run(self.ctx, n, loop):
-                    continue  # `if step == 0: x[0] = piece`; `if done: fit(x); break`
+                if self._rare_read(n, loop, grown_once, grown_rarely):
+                    continue
                 return True
         return False
+
+    def _rare_read(self, node, loop, grown_once: bool, grown_rarely: bool) -> bool:
+        if not grown_once and once_per_run(self.ctx, node, loop):
+            return True  # `if step == 0: x[0] = piece`; `if done: fit(x); break`
+        # `if step % 500 == 0: np.save(path, x)`
+        return not grown_rarely and now_and_then(self.ctx, node) is not None
 
     def _emptiness_test(self, node) -> bool:
         """``x.size == 0``, ``len(x) == 0``, ``x.shape[0] == 0``, ``not x``."""

@@ -104,3 +104,25 @@ def test_code_that_runs_once_per_run_of_its_loop(header, lines, once):
     )
     loop = ctx.nodes(cst.For)[0] if header.startswith("for") else ctx.nodes(cst.While)[0]
     assert once_per_run(ctx, find(ctx, cst.Call, "work()"), loop) is once
+
+
+@pytest.mark.parametrize(
+    "lines, periodic",
+    [
+        (("if step % 17 == 0:", "|work()"), True),  # past a handful
+        (("if step % 16 == 0:", "|work()"), False),  # every 16th: a handful apart
+        (("if step % every == 0:", "|work()"), True),  # a period the source does not give
+        (("save = step % every == 0 or step == 0", "if save:", "|work()"), True),
+        (("save = step % every == 0", "flag = save", "if flag:", "|work()"), True),
+        (("save = step > 10", "if save:", "|work()"), False),
+        (("if step - last >= every:", "|last = step", "|work()"), True),
+        (("if step % every == 0:", "|for k in sorted(work()):", "||pass"), True),  # its iterable
+        (("if step % every == 0:", "|for k in range(3):", "||work()"), False),  # another loop's
+        (("work()",), False),
+    ],
+)
+def test_now_and_then(lines, periodic):
+    from tflint_perf.analysis.cadence import now_and_then
+
+    ctx, call = in_loop(*lines)
+    assert (now_and_then(ctx, call) is not None) is periodic

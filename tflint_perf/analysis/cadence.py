@@ -50,6 +50,37 @@ def every_n(ctx, node: cst.CSTNode) -> Optional[Tuple[str, int]]:
     return None
 
 
+def now_and_then(ctx, node: cst.CSTNode) -> Optional[str]:
+    """Why ``node`` runs on some iterations of its loop only, periodically: under
+    ``if step % N == 0`` for any N (also through a name bound to such a test,
+    ``save = step % every == 0``; ``if save:``), a throttle, or the handler for the
+    end of the data. None when it runs on every iteration that reaches it."""
+    from tflint_perf.analysis.estimates import TINY
+    from tflint_perf.analysis.semantic import SemanticModel
+    from tflint_perf.analysis.trips import Trips
+
+    sem: SemanticModel = ctx.shared(SemanticModel)
+    trips: Trips = ctx.shared(Trips)
+    for branch in _between(ctx, node):
+        if isinstance(branch, cst.If):
+            test = branch.test
+            for _ in range(4):  # ``if save:`` with ``save = step % every == 0`` (or an alias)
+                value = sem.value_of(test) if isinstance(test, cst.Name) else None
+                if value is None:
+                    break
+                test = value
+            for period in _periods(test):
+                every = trips.number(period)
+                if every is None or every > TINY:  # every 2 iterations is not now and then
+                    return f"`if {ctx.code(branch.test)}`: once every {every or 'N'} iterations"
+            why = _throttle(ctx, branch)
+            if why is not None:
+                return why
+        elif isinstance(branch, cst.ExceptHandler) and _end_of_data(ctx, branch):
+            return f"`except {ctx.code(branch.type)}`: once per pass over the data"
+    return None
+
+
 def once_per_run(ctx, node: cst.CSTNode, loop: cst.CSTNode) -> bool:
     """``node`` sits in an ``if`` block of ``loop`` that runs on one iteration of it only:
     the last, when the block leaves the loop (it ends with ``break`` or ``return``) or its
@@ -148,6 +179,9 @@ def _between(ctx, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     clauses between ``node`` and its loop or function."""
     child = node
     for parent in ctx.ancestors_of(node):
+        if isinstance(parent, cst.For) and child is parent.iter:
+            child = parent  # ``for k in items(x)``: its iterable is read once per reach
+            continue
         if isinstance(parent, LOOPS) or isinstance(parent, SCOPE_NODES):
             return
         if (isinstance(parent, cst.If) and child is parent.body) or isinstance(
@@ -161,7 +195,16 @@ def _modulo(branch: cst.If) -> Optional[int]:
     """N of ``step % N == 0`` or ``not step % N`` anywhere in the test (``... and
     step > 0`` included): the block runs on one iteration in N. Not ``step % N``
     alone or ``!= 0``, which run on the others."""
-    for sub in [branch.test, *descendants(branch.test)]:
+    for period in _periods(branch.test):
+        if isinstance(period, cst.Integer):
+            return int(period.evaluated_value)
+    return None
+
+
+def _periods(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """N of each ``x % N == 0`` or ``not x % N`` anywhere in ``test`` (not ``x % N``
+    alone or ``!= 0``, which hold on the other iterations)."""
+    for sub in [test, *descendants(test)]:
         operands: Tuple[cst.BaseExpression, ...]
         if isinstance(sub, cst.Comparison) and len(sub.comparisons) == 1:
             if not isinstance(sub.comparisons[0].operator, cst.Equal):
@@ -172,13 +215,10 @@ def _modulo(branch: cst.If) -> Optional[int]:
         else:
             continue
         for operand in operands:
-            if (
-                isinstance(operand, cst.BinaryOperation)
-                and isinstance(operand.operator, cst.Modulo)
-                and isinstance(operand.right, cst.Integer)
+            if isinstance(operand, cst.BinaryOperation) and isinstance(
+                operand.operator, cst.Modulo
             ):
-                return int(operand.right.evaluated_value)
-    return None
+                yield operand.right
 
 
 def _throttle(ctx, branch: cst.If) -> Optional[str]:
