@@ -108,6 +108,8 @@ def _call(ctx, call: cst.Call, resolve, depth: int):
         and (qual is None or not qual.startswith(ARRAY_LIBRARIES))
     ):
         return call
+    if qual is None and _returns_one(ctx, call, resolve, depth):
+        return call  # ``state = self.reset()``, every return of which is ``x[None]``
     # Element-wise work on a batch of one keeps it one: x[None].astype(...),
     # preprocess_input(np.expand_dims(x, 0)).
     if isinstance(func, cst.Attribute) and qual is None:
@@ -117,6 +119,22 @@ def _call(ctx, call: cst.Call, resolve, depth: int):
     if first is not None:
         return batch_of_one(ctx, first, resolve, depth + 1)
     return None
+
+
+def _returns_one(ctx, call: cst.Call, resolve, depth: int) -> bool:
+    """``call`` runs functions of the module every ``return`` of which is one sample
+    made a batch of one."""
+    from tflint_perf.analysis.calls import CallGraph
+    from tflint_perf.analysis.values import Values
+
+    targets = ctx.shared(CallGraph).resolve(call)
+    values: Values = ctx.shared(Values)
+    returns = [r.value for func in targets for r in values.returns(func)]
+    return (
+        bool(targets)
+        and all(len(values.returns(func)) > 0 for func in targets)
+        and all(batch_of_one(ctx, value, resolve, depth + 1) is not None for value in returns)
+    )
 
 
 def built_with_rows(ctx, expr, resolve: Optional[Resolve] = None) -> bool:
