@@ -30,6 +30,7 @@ from typing import Dict, List, Optional, Tuple
 from tflint_perf.analysis.api import Effect, Kind, tfdata
 from tflint_perf.analysis.calls import CallGraph
 from tflint_perf.analysis.display import shown_each_iteration
+from tflint_perf.analysis.estimates import clip
 from tflint_perf.analysis.semantic import COMPREHENSIONS, BindingKind, SemanticModel
 from tflint_perf.analysis.summaries import Summaries
 from tflint_perf.analysis.trips import TINY, Trips
@@ -416,7 +417,7 @@ class DatasetUse:
         for node in descendants(region, skip_scopes=True):
             if not isinstance(node, cst.Call):
                 continue
-            shown = _clip(self.ctx.code(node.func))
+            shown = clip(self.ctx.code(node.func))
             if self.summaries.effects_of(node) & STEP_EFFECTS or self.keras_call(node):
                 return f"calls `{shown}()`"
             if isinstance(node.func, cst.Attribute) and node.func.attr.value in tfdata.STEP_METHODS:
@@ -526,7 +527,3 @@ def _min(a: Optional[int], b: Optional[int]) -> Optional[int]:
         return b
     return a if b is None else min(a, b)
 
-
-def _clip(text: str, width: int = 40) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 3] + "..."

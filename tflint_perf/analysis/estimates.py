@@ -9,6 +9,8 @@ import enum
 from dataclasses import dataclass
 from typing import Optional
 
+from tflint_perf.engine.headline import clip_code
+
 TINY = 16  # at most this many iterations: a handful
 
 
@@ -50,8 +52,8 @@ def times(a: Estimate, b: Estimate) -> Estimate:
 
 
 def clip(text: str, width: int = 40) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 3] + "..."
+    """Code quoted in a reason, short and still Python (``engine/headline.clip_code``)."""
+    return clip_code(text, width)
 
 
 class Spelled:
