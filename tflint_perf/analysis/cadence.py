@@ -13,7 +13,7 @@ its first iteration (``if step == 0:``) runs once per run of it (``once_per_run`
 
 from __future__ import annotations
 
-from typing import Iterator, Optional, Tuple, Union, cast
+from typing import Callable, Iterator, Optional, Tuple, Union, cast
 
 from tflint_perf.analysis.api.steps import END_OF_DATA
 from tflint_perf.analysis.semantic import LOOPS, SCOPE_NODES
@@ -27,17 +27,14 @@ def rare_guard(ctx, node: cst.CSTNode) -> Optional[str]:
     """Why ``node`` runs only now and then in its loop (None: every time it is reached).
 
     Looks between ``node`` and its loop or function."""
-    for branch in _between(ctx, node):
-        if isinstance(branch, cst.If):
-            every = _modulo(branch)
-            if every is not None and every >= RARE_INTERVAL:
-                return f"`if {ctx.code(branch.test)}`: once every {every} iterations"
-            why = _throttle(ctx, branch)
-            if why is not None:
-                return why
-        elif isinstance(branch, cst.ExceptHandler) and _end_of_data(ctx, branch):
-            return f"`except {ctx.code(branch.type)}`: once per pass over the data"
-    return None
+
+    def rare(branch: cst.If) -> Optional[str]:
+        every = _modulo(branch)
+        if every is not None and every >= RARE_INTERVAL:
+            return f"`if {ctx.code(branch.test)}`: once every {every} iterations"
+        return None
+
+    return _guarded(ctx, node, rare)
 
 
 def every_n(ctx, node: cst.CSTNode) -> Optional[Tuple[str, int]]:
@@ -61,19 +58,29 @@ def now_and_then(ctx, node: cst.CSTNode) -> Optional[str]:
 
     sem: SemanticModel = ctx.shared(SemanticModel)
     trips: Trips = ctx.shared(Trips)
+
+    def periodic(branch: cst.If) -> Optional[str]:
+        test = branch.test
+        for _ in range(4):  # ``if save:`` with ``save = step % every == 0`` (or an alias)
+            value = sem.value_of(test) if isinstance(test, cst.Name) else None
+            if value is None:
+                break
+            test = value
+        for period in _periods(test):
+            every = trips.number(period)
+            if every is None or every > TINY:  # every 2 iterations is not now and then
+                return f"`if {ctx.code(branch.test)}`: once every {every or 'N'} iterations"
+        return None
+
+    return _guarded(ctx, node, periodic)
+
+
+def _guarded(ctx, node: cst.CSTNode, period: Callable[[cst.If], Optional[str]]) -> Optional[str]:
+    """The first guard between ``node`` and its loop that runs it now and then: an
+    ``if`` whose test ``period`` accepts, a throttle, the end of the data."""
     for branch in _between(ctx, node):
         if isinstance(branch, cst.If):
-            test = branch.test
-            for _ in range(4):  # ``if save:`` with ``save = step % every == 0`` (or an alias)
-                value = sem.value_of(test) if isinstance(test, cst.Name) else None
-                if value is None:
-                    break
-                test = value
-            for period in _periods(test):
-                every = trips.number(period)
-                if every is None or every > TINY:  # every 2 iterations is not now and then
-                    return f"`if {ctx.code(branch.test)}`: once every {every or 'N'} iterations"
-            why = _throttle(ctx, branch)
+            why = period(branch) or _throttle(ctx, branch)
             if why is not None:
                 return why
         elif isinstance(branch, cst.ExceptHandler) and _end_of_data(ctx, branch):
