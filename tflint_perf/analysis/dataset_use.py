@@ -526,4 +526,3 @@ def _min(a: Optional[int], b: Optional[int]) -> Optional[int]:
     if a is None:
         return b
     return a if b is None else min(a, b)
-
