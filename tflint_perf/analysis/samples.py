@@ -127,13 +127,11 @@ def _returns_one(ctx, call: cst.Call, resolve, depth: int) -> bool:
     from tflint_perf.analysis.calls import CallGraph
     from tflint_perf.analysis.values import Values
 
-    targets = ctx.shared(CallGraph).resolve(call)
     values: Values = ctx.shared(Values)
-    returns = [r.value for func in targets for r in values.returns(func)]
-    return (
-        bool(targets)
-        and all(len(values.returns(func)) > 0 for func in targets)
-        and all(batch_of_one(ctx, value, resolve, depth + 1) is not None for value in returns)
+    returns = [values.returns(func) for func in ctx.shared(CallGraph).resolve(call)]
+    return bool(returns) and all(
+        found and all(batch_of_one(ctx, r.value, resolve, depth + 1) is not None for r in found)
+        for found in returns
     )
 
 

@@ -116,7 +116,7 @@ class ImportTable:
     def __init__(self) -> None:
         self.aliases: dict = {}
         self.star_modules: list = []  # ``from m import *``, in source order
-        self._local_names: Optional[set] = None  # module-level defs, classes, assignments
+        self.local_names: set = set()  # module-level defs, classes, assignments (with stars)
         # Bound at module level (not inside a def/class): what inserted code may use.
         self.module_aliases: dict = {}
         self._qualnames: dict = {}  # expression -> qualname's answer (the imports are fixed)
@@ -126,7 +126,7 @@ class ImportTable:
         table = cls()
         table._scan(module.body, True)
         if table.star_modules:
-            table._local_names = _module_level_names(module.body)
+            table.local_names = _module_level_names(module.body)
         return table
 
     def _scan(self, body, module_level: bool) -> None:
@@ -217,7 +217,7 @@ class ImportTable:
     def _from_star(self, name: str) -> Optional[str]:
         """What ``name`` is when only a star import can have bound it: the last star
         module a registered check says exports it (later imports shadow earlier)."""
-        if not self.star_modules or name in _BUILTINS or name in self._locals():
+        if not self.star_modules or name in _BUILTINS or name in self.local_names:
             return None
         for module in reversed(self.star_modules):
             for check in _STAR_EXPORTS:
@@ -225,9 +225,6 @@ class ImportTable:
                 if found is not None:
                     return found
         return None
-
-    def _locals(self) -> set:
-        return self._local_names or set()
 
     def imports_any(self, *roots: str) -> bool:
         """Whether some import brings in one of the given top-level packages."""
