@@ -13,7 +13,7 @@ from tflint_perf.analysis.testcode import in_test_code
 from tflint_perf.engine import cst
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.rule import Edit, Fix, Rule
-from tflint_perf.engine.verification import Verification
+from tflint_perf.engine.verification import Iterate, Verification
 
 
 class DatasetWithoutPrefetch(Rule):
@@ -122,8 +122,9 @@ class DatasetWithoutPrefetch(Rule):
     triggers = ("batch(", "bucket_by_sequence_length", "_dataset_from_directory")
     fixable = True
     fix_summary = "safe"  # the README's Fix column
-    #: For --verify: the pipeline is iterated with and without the fix.
-    verification: ClassVar[Verification] = Verification()
+    #: For --verify: the dataset it builds is iterated with and without the fix, each element
+    #: followed by a stand-in step (prefetching overlaps making elements with the step).
+    verification: ClassVar[Verification] = Verification(iterate=Iterate.WITH_STEP)
     reads_project = True  # a pipeline built and returned by another module of the tree
 
     def finish(self) -> None:

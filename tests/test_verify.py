@@ -1108,3 +1108,22 @@ def test_tfp404_without_a_training_call_at_the_finding_says_why(tmp_path):
     v = finding.extra["verify"]
     assert v["status"] == "unverified", v
     assert "no verification rewrite for this TFP404 case: no `fit`/`train_on_batch`" in v["reason"]
+
+
+def test_pipeline_findings_locate_their_chain_in_both_variants(tmp_path):
+    """A finding at `.map` of a chain: the chain's start, moved down in the fixed variant by
+    the import line the fix inserts above it; a finding at no method call is not iterated."""
+    import ast as ast_mod
+
+    source = "import numpy as np\n\nds = tf.data.Dataset.range(8).map(f).batch(2)\n"
+    column = source.splitlines()[2].index("map") + 1
+    fix = Fix((Edit(1, 0, 1, 0, "import tensorflow as tf\n"), Edit(3, 35, 3, 35, ", 4")))
+    finding = Finding("m.py", 3, column, 3, column + 3, "TFP402", "n", "m", fix=fix)
+    spec = RULES["TFP402"].verification
+    options = VerifyOptions(root=tmp_path)
+    job, outcome = plan_finding(0, finding, source, ast_mod.parse(source), options, spec)
+    assert outcome is None and job["mode"] == "module", outcome
+    assert (job["pipeline"], job["fixed_pipeline"], job["iterate"]) == ([3, 5], [4, 5], "alone")
+    elsewhere = Finding("m.py", 3, 1, 3, 3, "TFP402", "n", "m", fix=fix)
+    job, outcome = plan_finding(0, elsewhere, source, ast_mod.parse(source), options, spec)
+    assert job is None and "builds no pipeline that can be iterated apart" in outcome["reason"]

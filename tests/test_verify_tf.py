@@ -285,3 +285,27 @@ def test_shuffled_passes_random_draws_and_a_compiled_models_optimizer(cli_env):
     assert "results equal up to random draws: the code draws random numbers" in v["reason"]
     v = by_file["agent_fit.py"]
     assert v["equal"] is True and v["compared_variables"] > 4, v  # the model's 4 and Adam's
+
+
+def test_pipelines_are_iterated_alone_not_the_training_around_them(cli_env):
+    """A tf.data finding is timed on the dataset its chain builds (caught where it is built,
+    the training after it not run): TFP402's parallel map as fast as it makes elements, in
+    the function that builds it at its call site; TFP401's prefetch with a stand-in step per
+    element, at module level. Both compared element by element."""
+    proc, findings = _check_json(
+        [SAMPLES / "pipeline_map.py"], "TFP401,TFP402", cli_env, "--unsafe-fixes"
+    )
+    by_code = {f["code"]: f["verify"] for f in findings}
+    assert sorted(by_code) == ["TFP401", "TFP402"], proc.stderr
+    v = by_code["TFP402"]
+    assert v["equal"] is True and v["speedup"] is not None, v
+    assert v["where"].startswith(
+        "`make` at its call site (line 24), the dataset built at line 19 iterated alone: its first "
+    ), v
+    assert "stand-in step" not in v["where"], v
+    v = by_code["TFP401"]
+    assert v["equal"] is True and v["speedup"] is not None, v
+    assert v["where"].startswith(
+        "module-level statements, lines 25-25, the dataset built at line 25 iterated alone: "
+    ), v
+    assert "each followed by a stand-in step of " in v["where"], v

@@ -56,6 +56,13 @@ class Rewrite(str, Enum):
     BATCH_SAMPLES = "batch-samples"
 
 
+class Iterate(str, Enum):
+    """How the dataset a flagged pipeline builds is timed on its own (``Verification.iterate``)."""
+
+    ALONE = "alone"  # as fast as it makes its elements: the pipeline's own rate
+    WITH_STEP = "with-step"  # each element followed by a stand-in step (what prefetching overlaps)
+
+
 class Observe(str, Enum):
     """How a failure finding shows when the module runs (``Purpose.FAILURE``)."""
 
@@ -97,3 +104,6 @@ class Verification:
     # tf.function): results that differ are judged against how far another seed
     # moves the original's own results.
     moves_random_draws: bool = False
+    # The flagged method call builds a tf.data pipeline: the dataset each variant builds is
+    # iterated on its own, so, not the code around it (building is lazy; training drowns it).
+    iterate: Optional[Iterate] = None

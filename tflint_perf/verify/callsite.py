@@ -21,6 +21,7 @@ synthesised.
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 import importlib
 import inspect
@@ -28,6 +29,8 @@ import sys
 import types
 from typing import Optional
 
+from tflint_perf.engine.verification import Iterate
+from tflint_perf.verify import pipeline
 from tflint_perf.verify.loops import NAME as LOOPS
 from tflint_perf.verify.loops import LoopLimiter, instrument
 from tflint_perf.verify.measure import Measurement, NotReached
@@ -53,6 +56,10 @@ class _Target:
         self.name, self.owner = job["function"], job.get("owner")
         base_def = sites.base_def(job)
         fixed_def = sites.fixed_defs[job["id"]]
+        if job.get("pipeline"):  # the dataset each variant builds is caught there
+            base_def, fixed_def = copy.deepcopy(base_def), copy.deepcopy(fixed_def)
+            pipeline.wrap([base_def], job["pipeline"])
+            pipeline.wrap([fixed_def], job["fixed_pipeline"])
         _, keys_b = instrument(base_def.body)
         _, keys_f = instrument(fixed_def.body)
         common = set(keys_b) & set(keys_f)
@@ -103,8 +110,6 @@ class _Target:
 
 
 def _with_body(node: ast.FunctionDef, body) -> ast.FunctionDef:
-    import copy
-
     new = copy.copy(node)
     new.body = body
     return new
@@ -220,7 +225,8 @@ class CallSites:
                 self.worker.send(type="start", ids=[job["id"]], phase="measure")
                 try:
                     result = self.measure(job, base_fn, args, kwargs)
-                    result["where"] = f"`{_label(job)}` at its call site (line {line})"
+                    site = f"`{_label(job)}` at its call site (line {line})"
+                    result["where"] = pipeline.where(site, result)
                 except (self.worker.Stop, KeyboardInterrupt):
                     raise
                 except NotReached:  # this call skips the flagged lines: wait for one that runs them
@@ -256,7 +262,7 @@ class CallSites:
         outer_loops, outer_busy = namespace.get(LOOPS), self.busy
         namespace[LOOPS] = target.limiter
         self.busy = True  # a flagged function it calls is not a call site while it is measured
-        if target.limiter is not None:  # the loops counted: the original made from its source too
+        if target.limiter is not None or job.get("pipeline"):  # made from its source too
             base_fn = target.define("baseline")
         self._define_added(job)
         functions = {"baseline": base_fn, "fixed": target.define("fixed")}
@@ -272,6 +278,20 @@ class CallSites:
 
             return worker.timed(run)
 
+        if job.get("pipeline"):
+            try:
+                pipeline.install(worker, namespace)
+                datasets = {
+                    which: pipeline.build(
+                        worker, which, target.caller(functions[which], args, kwargs)
+                    )
+                    for which in ("baseline", "fixed")
+                }
+                return pipeline.measure(
+                    worker, datasets, job["line"], job["iterate"] == Iterate.WITH_STEP.value
+                )
+            finally:
+                namespace[LOOPS], self.busy = outer_loops, outer_busy
         arguments = list(args) + list(kwargs.values())
         state = State(worker.np, list(namespace.values()) + arguments, namespace)
         if job.get("owner") and args:
@@ -375,7 +395,9 @@ class CallSites:
         except (Exception, SystemExit) as exc:
             return self.worker.failed(exc, f"calling `{name}` with {source} raised ")
         note = module_error or job.get("main_note")
-        result["where"] = f"`{name}` with {source}" + (f" ({ran})" if note else "")
+        result["where"] = pipeline.where(
+            f"`{name}` with {source}" + (f" ({ran})" if note else ""), result
+        )
         return result
 
     def _instance(self, job: dict):

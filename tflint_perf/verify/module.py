@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 import time
 
+from tflint_perf.engine.verification import Iterate
+from tflint_perf.verify import pipeline
 from tflint_perf.verify.loops import NAME as LOOPS
 from tflint_perf.verify.loops import LoopLimiter, instrument
 from tflint_perf.verify.measure import Measurement, NotReached
@@ -57,6 +59,9 @@ class _Parts:
         self.first, self.last = job["region"]
         region_b = worker.statements(tree, self.first, self.last)
         region_f = worker.statements(fixed_tree, *job["fixed_region"])
+        if job.get("pipeline"):  # the dataset each variant builds is caught there
+            pipeline.wrap(region_b, job["pipeline"])
+            pipeline.wrap(region_f, job["fixed_pipeline"])
         prefix = [s for s in tree.body if s.end_lineno < self.first]
         self.prefix = worker.compile_body(prefix, worker.path)
         self.common = sorted(bound_names(region_b) & bound_names(region_f))
@@ -125,7 +130,20 @@ def run_module_job(worker, job: dict) -> dict:
 
         return run
 
+    where = f"module-level statements, lines {parts.first}-{parts.last}"
     try:
+        if job.get("pipeline"):
+            for namespace in bases.values():
+                pipeline.install(worker, namespace)
+            datasets = {
+                which: pipeline.build(worker, which, lambda code=code: runner(code)())
+                for which, code in (("baseline", parts.baseline), ("fixed", parts.fixed))
+            }
+            result = pipeline.measure(
+                worker, datasets, job["line"], job["iterate"] == Iterate.WITH_STEP.value
+            )
+            result["where"] = pipeline.where(where, result)
+            return result
         state = State(worker.np, list(base.values()))
         if not parts.live and not len(state):  # nothing read later, no variables: all it binds
             parts.outputs = parts.common
@@ -152,5 +170,5 @@ def run_module_job(worker, job: dict) -> dict:
     except (Exception, SystemExit) as exc:
         return worker.failed(exc)
     result["compared_names"] = parts.outputs
-    result["where"] = f"module-level statements, lines {parts.first}-{parts.last}"
+    result["where"] = where
     return result

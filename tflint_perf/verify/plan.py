@@ -261,9 +261,49 @@ def _own_nodes(func: ast.AST):
             todo.extend(ast.iter_child_nodes(node))
 
 
+def _call_at(tree: ast.AST, line: int, col: int) -> bool:
+    return any(
+        isinstance(n, ast.Call) and (n.lineno, n.col_offset) == (line, col) for n in ast.walk(tree)
+    )
+
+
+def _pipeline(job, finding, source, tree, edits, fixed_tree) -> None:
+    """Where the flagged method call's chain starts, in both variants (``Verification.iterate``).
+
+    The finding points at the method's name (``.map``); the chain it ends
+    (``tf.data.Dataset.range(n).map(f)``) starts where that call starts.
+    Columns are byte offsets, as ``ast`` counts them.
+    """
+    text = source.splitlines()[finding.end_line - 1] if finding.end_line else ""
+    end = (finding.end_line, len(text[: finding.end_column - 1].encode("utf-8")))
+    calls = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and (n.func.end_lineno, n.func.end_col_offset) == end
+    ]
+    if not calls:
+        raise Unverifiable("the flagged call builds no pipeline that can be iterated apart")
+    line, col = calls[0].lineno, calls[0].col_offset
+    # Lines the fix inserts before the chain's start move it down in the fixed variant.
+    shift = sum(
+        e.content.count("\n") - (e.end_line - e.line)
+        for e in edits
+        if (e.end_line, e.end_column) <= (line, col)
+    )
+    if not _call_at(fixed_tree, line + shift, col):
+        raise Unverifiable(f"the {job['variant']} moves the pipeline; cannot iterate it apart")
+    job["pipeline"] = [line, col]
+    job["fixed_pipeline"] = [line + shift, col]
+
+
 def _timed_job(job, finding, source, tree, edits, spec: Verification, options) -> dict:
     fixed_tree = ast.parse(str(job["fixed_source"]))
     region, fixed_region = _regions(job, source, tree, edits, fixed_tree)
+    if spec.iterate is not None:
+        _pipeline(job, finding, source, tree, edits, fixed_tree)
+        job["iterate"] = spec.iterate.value
     job["cold"] = spec.timing is Timing.COLD
     if len(region) == 1 and isinstance(region[0], ast.ClassDef):
         return _method_job(job, finding, tree, region[0], fixed_region, spec, options)
