@@ -383,6 +383,14 @@ class Values:
                     return found
         return None
 
+    def derives_from(self, cls: cst.ClassDef, bases: frozenset) -> bool:
+        """Whether ``cls`` (or a base class of the module) names one of ``bases``."""
+        return any(
+            self.ctx.qualname(b.value) in bases
+            for each in self.sem.class_and_bases(cls)
+            for b in each.bases
+        )
+
     def class_kind(self, cls: cst.ClassDef) -> Kind:
         """KERAS_MODEL for a ``keras.Model`` subclass (through module bases), LAYER for
         a ``Layer`` subclass, else UNKNOWN."""
