@@ -55,7 +55,9 @@ class ElementwiseLoop(Rule):
     An array is what the file shows to be one (see
     `tflint_perf/analysis/arrays.py`): a NumPy/TF call, `model.predict(...)`,
     `.numpy()`, `sess.run(t)`, `.values`, a function of the module returning
-    one, a tuple of arrays (`load_data()`, `np.linalg.eig`), `self.x` when
+    one, a tuple of arrays (`load_data()`, `np.linalg.eig`), a field of a
+    loader's record of arrays (`load_iris().target`, TF1's
+    `read_data_sets(d).train.images`; not its names or counts), `self.x` when
     the class only assigns arrays to it, a parameter used as an array,
     annotated as one or passed one by every call in the file.
 

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from tflint_perf.analysis.api import Kind
-from tflint_perf.analysis.summaries import Summaries
+from tflint_perf.analysis.summaries import Summaries, graph_code_at
 from tflint_perf.analysis.tapes import TapeSteps
 from tflint_perf.analysis.testcode import in_test_code
 from tflint_perf.engine import cst
@@ -164,14 +164,22 @@ class MissingTfFunction(Rule):
                 ImportedSteps(Facts(self)).check()  # a loop here, the step elsewhere
             return
         steps = ctx.shared(TapeSteps)
+        graphed: set = set()
         if ctx.shared(Summaries).graph_mode and not _eager_on(ctx):
-            for node in [*(s.node for s in steps.steps), *steps.not_steps]:
+            # Graph code runs steps as a graph; not a step in the other branch of an
+            # ``if`` from all of it (``if eager: <tape loop> else: <session>``).
+            nodes = [*(s.node for s in steps.steps), *steps.not_steps]
+            graphed = {n for n in nodes if graph_code_at(ctx, n)}
+            for node in graphed:
                 self.silent(node, Reason.COMPILED, "TF1 graph code: sessions run it as a graph")
-            return
+            if len(graphed) == len(nodes):
+                return
         facts = Facts(self)
         inline, functions = InlineSteps(facts), StepFunctions(facts)
         done = set()
         for step in steps.steps:
+            if step.node in graphed:
+                continue
             if in_test_code(ctx, step.node):
                 self.silent(step.node, Reason.TEST_CODE)
             elif step.loop is not None:
@@ -180,6 +188,8 @@ class MissingTfFunction(Rule):
                 done.add(step.scope)
                 functions.check(step.scope, step)
         for tape in steps.not_steps:
+            if tape in graphed:
+                continue
             self.silent(tape, Reason.NOT_WORK, "its gradients are never applied by an update")
         ImportedSteps(facts).check()
         if ctx.imports.imports_any("tf_agents"):

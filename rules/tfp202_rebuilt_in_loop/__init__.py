@@ -43,8 +43,10 @@ class RebuiltInLoop(Rule):
       then calls, although nothing it is built from changes between
       iterations; a model rebuilt only to `load_weights` into it. One
       finding per loop, at the first thing rebuilt, names all of them.
-      Also a Keras layer constructed inside a layer's or model's `call()`
-      (or a function `call()` runs), so on every forward pass: build it in
+      Also a Keras layer constructed inside a layer's or model's `call()`,
+      or a `tf.Module`'s (a Sonnet module's) `__call__` (or a function it
+      runs, or hands to another to run: `batch_apply(self._torso, x)`,
+      `tf.map_fn(fn, xs)`), so on every forward pass: build it in
       `__init__` or `build`. Not a layer built on the first call only
       (`if not hasattr(self, "dense"):`, or `if not self._built:
       self._wire()` with a method that sets `self._built`) nor one built in

@@ -11,6 +11,7 @@ import re
 from typing import List, Optional, Set
 
 from tflint_perf.analysis.api import Effect, Kind
+from tflint_perf.analysis.api.keras import MODULE_BASES
 from tflint_perf.analysis.api.steps import BUILD_METHODS, FORWARD_METHODS, WEIGHT_LOADERS
 from tflint_perf.analysis.trips import Size
 from tflint_perf.engine import cst
@@ -141,11 +142,15 @@ class PerBatch:
 
     # -- layers built on every forward pass -------------------------------------------------
     def check_forward_passes(self) -> None:
-        """A Keras layer constructed inside ``call()`` of a layer or model subclass
-        (or a function it calls) is built again on every forward pass."""
+        """A Keras layer constructed inside ``call()`` of a layer or model subclass, or
+        ``__call__`` of a ``tf.Module`` (or a function it calls), is built again on
+        every forward pass."""
         facts = self.facts
         for cls in self.ctx.nodes(cst.ClassDef):
-            if facts.values.class_kind(cls) not in (Kind.LAYER, Kind.KERAS_MODEL):
+            if facts.values.class_kind(cls) not in (
+                Kind.LAYER,
+                Kind.KERAS_MODEL,
+            ) and not facts.values.derives_from(cls, MODULE_BASES):
                 continue
             for stmt in cls.body.body:
                 if isinstance(stmt, cst.FunctionDef) and stmt.name.value in FORWARD_METHODS:
@@ -165,8 +170,9 @@ class PerBatch:
                 self._report_forward(cls, call_method, func, item)
 
     def _callees(self, func: cst.FunctionDef) -> List[cst.FunctionDef]:
-        """Module functions ``call()`` runs on every pass (helpers building layers),
-        not methods of other layers (their own ``call`` is judged in their class)."""
+        """Module functions ``call()`` runs on every pass (helpers building layers, also
+        those it hands to another function to run), not methods of other layers (their
+        own ``call`` is judged in their class)."""
         out: List[cst.FunctionDef] = []
         todo = [func]
         while todo and len(out) < 20:
@@ -175,7 +181,15 @@ class PerBatch:
                 if self.facts.lazy(call):  # ``if not self._built: self._build()``
                     self.rule.silent(call, Reason.RUNS_ONCE, "run on the first pass only")
                     continue
-                for callee in self.facts.graph.resolve(call):
+                # A function handed to another (``batch_apply(self._torso, x)``,
+                # ``tf.map_fn(fn, xs)``) runs in the pass too.
+                handed = [
+                    f
+                    for arg in call.args
+                    if isinstance(arg.value, (cst.Name, cst.Attribute))
+                    for f in self.facts.graph.refers_to(arg.value)
+                ]
+                for callee in [*self.facts.graph.resolve(call), *handed]:
                     name = callee.name.value
                     if callee in out or callee is func or name in FORWARD_METHODS:
                         continue

@@ -106,7 +106,11 @@ def once_per_run(ctx, node: cst.CSTNode, loop: cst.CSTNode) -> bool:
                 return True
             if exits is None:
                 exits = _exit_tests(ctx, loop)
-            if _exits(ctx, parent.test, exits) or _first(ctx, parent.test, loop):
+            if (
+                _exits(ctx, parent.test, exits)
+                or _raises_exit(parent.body, exits)
+                or _first(ctx, parent.test, loop)
+            ):
                 return True
         child = parent
     return False
@@ -121,6 +125,25 @@ def _exits(ctx, test, exits: set) -> bool:
         and isinstance(test.operator, cst.And)
         and (_exits(ctx, test.left, exits) or _exits(ctx, test.right, exits))
     )
+
+
+def _raises_exit(block: cst.BaseSuite, exits: set) -> bool:
+    """The block sets a flag that ends the loop (``done = True``, with ``if done: break``
+    after it): it runs on the loop's last iteration (``if done or r == -1: done = True``)."""
+    for line in getattr(block, "body", ()):
+        if not isinstance(line, cst.SimpleStatementLine):
+            continue
+        for small in line.body:
+            if (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+                and small.targets[0].target.value in exits
+                and isinstance(small.value, cst.Name)
+                and small.value.value == "True"
+            ):
+                return True
+    return False
 
 
 def _first(ctx, test, loop: cst.CSTNode) -> bool:

@@ -375,13 +375,59 @@ class Summaries:
 def builds_graphs(ctx) -> bool:
     """The module builds TF1 graphs: it turns eager execution off, or uses what only
     graph code has (a session, a placeholder)."""
-    for call in ctx.nodes(cst.Call):
-        qualname = ctx.call_name(call)
-        if qualname in GRAPH_MODE_SWITCHES:
+    return bool(graph_evidence(ctx))
+
+
+def graph_evidence(ctx) -> List[cst.Call]:
+    """The calls that show graph code: turning eager execution off, a session, a
+    placeholder (TF1 graph code only)."""
+    return [
+        call
+        for call in ctx.nodes(cst.Call)
+        if (qualname := ctx.call_name(call)) in GRAPH_MODE_SWITCHES
+        or qualname in GRAPH_ONLY
+        or api.returns(qualname) is Kind.SESSION
+    ]
+
+
+def graph_code_at(ctx, node: cst.CSTNode) -> bool:
+    """Whether ``node`` may run as graph code: some evidence of it is not confined to
+    the other branch of an ``if`` that holds ``node`` (``if eager: <tape loop> else:
+    <placeholders and a session>``)."""
+    return any(not _other_branch(ctx, call, node) for call in graph_evidence(ctx))
+
+
+def _other_branch(ctx, one: cst.CSTNode, other: cst.CSTNode) -> bool:
+    """``one`` and ``other`` never both run: they sit in the two arms of one ``if``, or
+    under ``if mode == 'a'`` and ``if mode == 'b'`` (one name, two literals)."""
+    for branch in ctx.ancestors_of(one):
+        if not isinstance(branch, cst.If) or branch.orelse is None:
+            continue
+        arms = (branch.body, branch.orelse)
+        here = [ctx.contains(arm, one) for arm in arms]
+        there = [ctx.contains(arm, other) for arm in arms]
+        if any(there) and here != there:
             return True
-        if qualname in GRAPH_ONLY or api.returns(qualname) is Kind.SESSION:
-            return True  # a session or a placeholder: TF1 graph code only
-    return False
+    mine, theirs = _selected(ctx, one), _selected(ctx, other)
+    return any(name in theirs and theirs[name] != value for name, value in mine.items())
+
+
+def _selected(ctx, node: cst.CSTNode) -> Dict[str, str]:
+    """``name -> literal`` of the ``if name == 'literal':`` blocks that hold ``node``."""
+    out: Dict[str, str] = {}
+    for branch in ctx.ancestors_of(node):
+        if not (isinstance(branch, cst.If) and ctx.contains(branch.body, node)):
+            continue
+        test = branch.test
+        if (
+            isinstance(test, cst.Comparison)
+            and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.Equal)
+            and isinstance(test.left, cst.Name)
+            and isinstance(test.comparisons[0].comparator, (cst.SimpleString, cst.Integer))
+        ):
+            out.setdefault(test.left.value, test.comparisons[0].comparator.value)
+    return out
 
 
 def _graph_method(receiver: Kind, name: str) -> Effect:

@@ -19,6 +19,7 @@ from typing import Dict, List, Optional, Set
 from tflint_perf.analysis import api
 from tflint_perf.analysis.api import Kind
 from tflint_perf.analysis.api.keras import INPUT_LAYERS, LAYER_BASES, MODEL_BASES
+from tflint_perf.analysis.api.others import RECORD_FIELDS
 from tflint_perf.analysis.api.tables import SAME_KIND
 from tflint_perf.analysis.api.tensorflow import TF_FUNCTION, TYPE_ANNOTATIONS, WHERE
 from tflint_perf.analysis.calls import CallGraph
@@ -296,6 +297,8 @@ class Values:
             return inner
         if attr == "layers" and inner is Kind.KERAS_MODEL:
             return Kind.LIST
+        if inner is Kind.ARRAY_RECORD:
+            return RECORD_FIELDS.get(attr, Kind.ARRAY)
         if attr in ("output", "input") and inner in (Kind.KERAS_MODEL, Kind.LAYER):
             return Kind.TENSOR
         owner = self.instance_class(expr.value)
@@ -379,6 +382,14 @@ class Values:
                 if found is not None:
                     return found
         return None
+
+    def derives_from(self, cls: cst.ClassDef, bases: frozenset) -> bool:
+        """Whether ``cls`` (or a base class of the module) names one of ``bases``."""
+        return any(
+            self.ctx.qualname(b.value) in bases
+            for each in self.sem.class_and_bases(cls)
+            for b in each.bases
+        )
 
     def class_kind(self, cls: cst.ClassDef) -> Kind:
         """KERAS_MODEL for a ``keras.Model`` subclass (through module bases), LAYER for

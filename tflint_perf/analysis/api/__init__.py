@@ -38,6 +38,9 @@ class Kind(enum.Enum):
     LIST = "list"  # a Python list or tuple (of anything)
     DICT = "dict"
     ARRAY_STORE = "array store"  # named arrays read by key (``h5py.File``): each one an array
+    # A loader's record of arrays read as attributes (``load_iris().target``,
+    # ``read_data_sets(d).train.images``): see ``RECORD_FIELDS``.
+    ARRAY_RECORD = "array record"
     DATASET = "dataset"  # a tf.data pipeline
     ITERATOR = "iterator"  # an iterator over a pipeline
     KERAS_MODEL = "keras model"

@@ -192,3 +192,6 @@ TF1_SESSION_CALLS = frozenset(
 # (``analysis/values.py``: what its instances are).
 MODEL_BASES = frozenset({"keras.Model", "keras.models.Model", "keras.Sequential"})
 LAYER_BASES = frozenset({"keras.layers.Layer", "keras.Layer"})
+# Modules whose ``__call__`` is their forward pass without being Keras layers
+# (``tf.Module``, Sonnet 2's ``snt.Module``): a layer built there is rebuilt per pass.
+MODULE_BASES = frozenset({"tensorflow.Module", "sonnet.Module"})

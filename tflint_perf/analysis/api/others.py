@@ -41,7 +41,31 @@ FUNCTIONS = merge(
     ),
     # scikit-learn's data helpers return tuples of arrays (``X, y = make_moons(...)``).
     {"sklearn.model_selection.train_test_split": Api(Kind.LIST, returns_tuple=4)},
+    # ... and its bundled tables a Bunch of arrays (``iris.data``, ``iris.target``); not
+    # ``load_files`` (lists of texts) nor the ``fetch_*`` downloads (some are texts).
+    names(
+        """load_iris load_digits load_wine load_breast_cancer load_diabetes load_boston
+        load_linnerud""",
+        Api(Kind.ARRAY_RECORD),
+        "sklearn.datasets.",
+    ),
 )
+# What the attributes of an ``ARRAY_RECORD`` hold: arrays, except these (a field not
+# named here is an array: ``data``, ``target``, ``images``, ``labels``).
+RECORD_FIELDS = {
+    "train": Kind.ARRAY_RECORD,  # TF1 MNIST: ``mnist.train.images``
+    "test": Kind.ARRAY_RECORD,
+    "validation": Kind.ARRAY_RECORD,
+    "num_examples": Kind.SCALAR,
+    "epochs_completed": Kind.SCALAR,
+    "DESCR": Kind.STRING,
+    "filename": Kind.STRING,
+    "feature_names": Kind.LIST,  # names, a few
+    "target_names": Kind.LIST,
+    "frame": Kind.UNKNOWN,
+    "next_batch": Kind.UNKNOWN,  # a method
+    "keys": Kind.UNKNOWN,
+}
 PREFIXES = (
     ("sklearn.datasets.make_", Api(Kind.LIST, returns_tuple=2)),  # X, y = make_moons(...)
     ("subprocess.", Api(Kind.UNKNOWN, Effect.CHILD_PROCESS)),

@@ -21,6 +21,13 @@ OTHER = Api(Kind.UNKNOWN)
 IO_DATASET = Api(Kind.DATASET, E.IO)
 
 FUNCTIONS = merge(
+    # TF1's MNIST loader: ``mnist.train.images``, ``mnist.test.labels`` are arrays.
+    names(
+        """examples.tutorials.mnist.input_data.read_data_sets
+        contrib.learn.python.learn.datasets.mnist.read_data_sets""",
+        Api(Kind.ARRAY_RECORD),
+        "tensorflow.",
+    ),
     # -- results that are not one tensor --------------------------------------
     names("split unstack meshgrid dynamic_partition identity_n", LIST, "tensorflow."),
     names("unique unique_with_counts", TENSOR_PAIR, "tensorflow."),
