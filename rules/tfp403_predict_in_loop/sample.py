@@ -15,6 +15,7 @@ from tflint_perf.analysis.api import keras
 from tflint_perf.analysis.samples import batch_of_one, built_with_rows
 from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
+from tflint_perf.engine.nodes import assigned_name
 from tflint_perf.engine.walk import descendants
 
 # Element-wise steps a prediction may pass through before it is reduced to one.
@@ -96,13 +97,9 @@ def first_of_result(ctx, call: cst.Call, region: cst.CSTNode) -> bool:
     parent = ctx.parent(call)
     while isinstance(parent, cst.Attribute) and parent.attr.value in _FLATTENING:
         parent = ctx.parent(ctx.parent(parent))  # r = predict(x).ravel()
-    if not (
-        isinstance(parent, cst.Assign)
-        and len(parent.targets) == 1
-        and isinstance(parent.targets[0].target, cst.Name)
-    ):
+    result = assigned_name(parent)
+    if result is None:
         return False
-    result = parent.targets[0].target.value
     return any(
         isinstance(node, cst.Name)
         and node.value == result

@@ -1,4 +1,5 @@
-"""A loop bounded by a short literal list it indexes on every iteration.
+"""Sizes told by indexing: a loop bounded by a short literal list it indexes on
+every iteration, and a comprehension whose list is read back at a few indices.
 
 ``for i in range(len(outputs)): loss += WEIGHTS[i] * ...`` with ``WEIGHTS`` a
 list of four spelled out in the source runs at most four times: a fifth
@@ -14,7 +15,7 @@ from tflint_perf.analysis.estimates import TINY, Estimate, Spelled, counted
 from tflint_perf.analysis.semantic import SemanticModel
 from tflint_perf.analysis.shapes import literal_number
 from tflint_perf.engine import cst
-from tflint_perf.engine.nodes import node_types
+from tflint_perf.engine.nodes import assigned_name, node_types
 from tflint_perf.engine.walk import children
 
 # Code that may be skipped on an iteration: branches, short-circuit operands, scopes.
@@ -91,3 +92,30 @@ def _always_evaluated(block: cst.BaseSuite) -> Iterator[cst.CSTNode]:
             todo.extend(children(node))
         if any(isinstance(small, _LEAVES) for small in line.body):
             return
+
+
+def read_as_record(ctx, sem: SemanticModel, loop: cst.CSTNode) -> Optional[int]:
+    """``box = [int(s * v) for v in box]`` read back only as ``box[0]`` ... ``box[3]``:
+    a record of a few fields (a box, a point), not rows of data. How many the highest
+    index says; None when any read is something else (a loop, a slice, a call)."""
+    parent = ctx.parent(loop)
+    name = assigned_name(parent)
+    if name is None:
+        return None
+    binding = next((b for b in sem.bindings_of(parent) if b.name == name), None)
+    reads = sem.references(binding) if binding is not None else []
+    highest = -1
+    for read in reads:
+        subscript = ctx.parent(read)
+        if not (
+            isinstance(subscript, cst.Subscript)
+            and subscript.value is read
+            and len(subscript.slice) == 1
+            and isinstance(subscript.slice[0].slice, cst.Index)
+        ):
+            return None
+        index = literal_number(subscript.slice[0].slice.value)
+        if index is None or index < 0 or index != int(index):
+            return None
+        highest = max(highest, int(index))
+    return highest + 1 if 0 <= highest < TINY else None

@@ -32,7 +32,7 @@ from tflint_perf.analysis.estimates import (
     counted,
     times,
 )
-from tflint_perf.analysis.index_bounds import indexes_a_literal, literal_length
+from tflint_perf.analysis.index_bounds import indexes_a_literal, literal_length, read_as_record
 from tflint_perf.analysis.semantic import (
     COMPREHENSIONS,
     LOOPS,
@@ -137,7 +137,7 @@ class Trips:
             names = self._unpacked_into(loop)
             if names is not None:
                 return counted(names, f"unpacked into {names} names")
-            fields = self._read_as_record(loop)
+            fields = read_as_record(self.ctx, self.sem, loop)
             if fields is not None:
                 return counted(fields, f"read back only at indices 0-{fields - 1}: a record")
             estimate = self.iterable(loop.for_in.iter)
@@ -164,36 +164,6 @@ class Trips:
             return None
         starred = any(isinstance(e, cst.StarredElement) for e in target.elements)
         return None if starred else len(target.elements)
-
-    def _read_as_record(self, loop: cst.CSTNode) -> Optional[int]:
-        """``box = [int(s * v) for v in box]`` read back only as ``box[0]`` ... ``box[3]``:
-        a record of a few fields (a box, a point), not rows of data. How many the highest
-        index says; None when any read is something else (a loop, a slice, a call)."""
-        parent = self.ctx.parent(loop)
-        if not (
-            isinstance(parent, cst.Assign)
-            and len(parent.targets) == 1
-            and isinstance(parent.targets[0].target, cst.Name)
-        ):
-            return None
-        name = parent.targets[0].target.value
-        binding = next((b for b in self.sem.bindings_of(parent) if b.name == name), None)
-        reads = self.sem.references(binding) if binding is not None else []
-        highest = -1
-        for read in reads:
-            subscript = self.ctx.parent(read)
-            if not (
-                isinstance(subscript, cst.Subscript)
-                and subscript.value is read
-                and len(subscript.slice) == 1
-                and isinstance(subscript.slice[0].slice, cst.Index)
-            ):
-                return None
-            index = literal_number(subscript.slice[0].slice.value)
-            if index is None or index < 0 or index != int(index):
-                return None
-            highest = max(highest, int(index))
-        return highest + 1 if 0 <= highest < TINY else None
 
     def iterable(self, expr: cst.BaseExpression, depth: int = 0) -> Estimate:
         """How many items iterating ``expr`` gives."""

@@ -42,6 +42,14 @@ def node_types(*names: str) -> type:
 _NAME = node_types("Name")
 _COMPARISON = node_types("Comparison")
 _IDENTITY = node_types("Is", "IsNot")
+_ASSIGN = node_types("Assign")
+
+
+def assigned_name(node: Any) -> Optional[str]:
+    """The plain name a one-target ``name = value`` binds (None for anything else)."""
+    targets: Sequence[Any] = getattr(node, "targets", ()) if isinstance(node, _ASSIGN) else ()
+    target = targets[0].target if len(targets) == 1 else None
+    return getattr(target, "value", None) if isinstance(target, _NAME) else None
 
 
 def is_true(node) -> bool:
