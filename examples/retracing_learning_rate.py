@@ -9,7 +9,7 @@ import time
 import numpy as np
 import tensorflow as tf
 
-STEPS = 12
+STEPS = 40
 BASE_LR = 0.1
 
 weights = tf.Variable(tf.zeros((8, 1)))
