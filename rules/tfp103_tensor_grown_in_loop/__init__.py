@@ -33,8 +33,9 @@ class TensorGrownInLoop(Rule):
     when the loop reads the growing tensor for its own work (a DenseNet
     block, an autoregressive decoder: each step needs the whole prefix; a
     read on the loop's first iteration only, `if step == 0:`, or on its
-    last, `if done: ...; break` or `if done:` in `while not done:`, is no
-    such work: `analysis/cadence.py`),
+    last, `if done: ...; break`, `if done:` in `while not done:`, or a
+    block that sets `done = True` before an `if done: break`, is no such
+    work: `analysis/cadence.py`),
     and when the loop runs only a handful of times (the trip-count estimate
     of `tflint_perf/analysis/trips.py`: a literal `for k in (1, 2, 3)`, a
     small `range`, a name bound to a small number such as `SCALES = 3`) or

@@ -75,7 +75,10 @@ class MissingTfFunction(Rule):
     step: its inner tape is. Stays silent when the step is compiled
     (`@tf.function`, `tf.function(step)` anywhere, called only from a
     `tf.function`, handed to `strategy.run`), after
-    `tf.config.run_functions_eagerly(True)`, in TF1 graph code, in test
+    `tf.config.run_functions_eagerly(True)`, in TF1 graph code (not a
+    loop that graph code cannot reach: all of it in the other arm of an
+    `if`, or under `if mode == "graph"` while the loop is under
+    `if mode == "custom"`), in test
     code (a test module, by its path and test framework, or a `TestCase`;
     the name of a method is no evidence), when the loops around it run a
     handful of times in all (at most 16: `range(16)`, or a name bound to a
