@@ -18,6 +18,7 @@ from typing import Callable, Iterator, Optional, Tuple, Union, cast
 from tflint_perf.analysis.api.steps import END_OF_DATA
 from tflint_perf.analysis.semantic import LOOPS, SCOPE_NODES
 from tflint_perf.engine import cst
+from tflint_perf.engine.nodes import assigned_name, is_true
 from tflint_perf.engine.walk import descendants
 
 RARE_INTERVAL = 100  # ``% N`` with N at least this: a periodic task, not a step
@@ -130,20 +131,12 @@ def _exits(ctx, test, exits: set) -> bool:
 def _raises_exit(block: cst.BaseSuite, exits: set) -> bool:
     """The block sets a flag that ends the loop (``done = True``, with ``if done: break``
     after it): it runs on the loop's last iteration (``if done or r == -1: done = True``)."""
-    for line in getattr(block, "body", ()):
-        if not isinstance(line, cst.SimpleStatementLine):
-            continue
-        for small in line.body:
-            if (
-                isinstance(small, cst.Assign)
-                and len(small.targets) == 1
-                and isinstance(small.targets[0].target, cst.Name)
-                and small.targets[0].target.value in exits
-                and isinstance(small.value, cst.Name)
-                and small.value.value == "True"
-            ):
-                return True
-    return False
+    return any(
+        assigned_name(small) in exits and is_true(getattr(small, "value", None))
+        for line in getattr(block, "body", ())
+        if isinstance(line, cst.SimpleStatementLine)
+        for small in line.body
+    )
 
 
 def _first(ctx, test, loop: cst.CSTNode) -> bool:

@@ -17,7 +17,7 @@ callables passed as arguments; summaries are propagated to a fixed point.
 ``effects_of(call)`` gives what one call does, through its callees.
 
 In a module that builds TF1 graphs (it uses a session or turns eager
-execution off: ``builds_graphs``), every TensorFlow op call adds nodes to
+execution off: ``graph_evidence``), every TensorFlow op call adds nodes to
 the default graph (GRAPH_GROWTH), and ``x.run(...)``/``x.eval(...)`` on a
 value whose kind the model cannot tell, or a method given the session
 (``saver.save(sess, path)``), runs the graph (RUNS_GRAPH; the session is
@@ -95,7 +95,9 @@ class Summaries:
         self.graph: CallGraph = ctx.shared(CallGraph)
         self._summaries: Dict[cst.FunctionDef, Summary] = {}
         self._direct: Dict[cst.Call, Tuple[Effect, Optional[cst.BaseExpression]]] = {}
-        self.graph_mode = builds_graphs(ctx)
+        # The calls that show graph code; graph mode when there are any.
+        self.graph_calls: List[cst.Call] = graph_evidence(ctx)
+        self.graph_mode = bool(self.graph_calls)
         self.first_call: FirstCall = ctx.shared(FirstCall)
         self._solve()
 
@@ -372,15 +374,9 @@ class Summaries:
         return out
 
 
-def builds_graphs(ctx) -> bool:
-    """The module builds TF1 graphs: it turns eager execution off, or uses what only
-    graph code has (a session, a placeholder)."""
-    return bool(graph_evidence(ctx))
-
-
 def graph_evidence(ctx) -> List[cst.Call]:
-    """The calls that show graph code: turning eager execution off, a session, a
-    placeholder (TF1 graph code only)."""
+    """The calls that show the module builds TF1 graphs: turning eager execution off,
+    a session, a placeholder (what only graph code has)."""
     return [
         call
         for call in ctx.nodes(cst.Call)
@@ -394,7 +390,8 @@ def graph_code_at(ctx, node: cst.CSTNode) -> bool:
     """Whether ``node`` may run as graph code: some evidence of it is not confined to
     the other branch of an ``if`` that holds ``node`` (``if eager: <tape loop> else:
     <placeholders and a session>``)."""
-    return any(not _other_branch(ctx, call, node) for call in graph_evidence(ctx))
+    calls = ctx.shared(Summaries).graph_calls
+    return any(not _other_branch(ctx, call, node) for call in calls)
 
 
 def _other_branch(ctx, one: cst.CSTNode, other: cst.CSTNode) -> bool:

@@ -52,12 +52,12 @@ class _Wrap(ast.NodeTransformer):
         return self.generic_visit(node)
 
 
-def wrap(nodes: List[ast.AST], where) -> bool:
-    """Wrap the pipeline's expression in ``nodes`` (changed in place); whether it was found."""
+def wrap(nodes: List[ast.AST], where) -> None:
+    """Wrap the pipeline's expression in ``nodes`` (changed in place; the planner checked
+    that both variants have it)."""
     wrapper = _Wrap(*where)
     for node in nodes:
         wrapper.visit(node)
-    return wrapper.done
 
 
 def install(worker, namespace: dict) -> None:
