@@ -12,6 +12,7 @@ the whole arrays; a draw per element gains ``size=n``. Anything else: None.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, List, Optional
 
 from tflint_perf.analysis.api import arraymath as am
@@ -275,7 +276,11 @@ def _builtin(lifter: "Lifter", name: str, call: cst.Call, depth: int) -> Optiona
     if name in ("float", "int") and len(call.args) == 1 and not call.args[0].keyword:
         if lifter.ctx.shared(ArrayFunctions).targets(call):
             return None  # a function of the module named float
-        return lifter.lift(call.args[0].value, depth + 1)
+        inner = lifter.lift(call.args[0].value, depth + 1)
+        if name == "int" and inner is not None and inner.batched:
+            # int() truncates each number: dropping it would keep the fractions
+            return replace(inner, code=f"{atom(inner.code)}.astype(int)")
+        return inner
     if name in _BUILTIN_PAIRS and len(call.args) == 2:
         return _apply(lifter, f"{lifter.np}.{_BUILTIN_PAIRS[name]}", call.args, depth)
     if name in _BUILTIN_REDUCTIONS and len(call.args) == 1:
