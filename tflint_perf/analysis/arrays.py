@@ -37,6 +37,7 @@ from tflint_perf.engine.nodes import is_true
 _ARRAY_KINDS = (Kind.TENSOR, Kind.ARRAY, Kind.VARIABLE)
 _DEPTH = 8
 _PENDING = object()
+_WALK_WRAPPERS = {"zip", "enumerate", *am.ITERABLE_WRAPPERS}
 
 
 class Arrays:
@@ -47,6 +48,7 @@ class Arrays:
         self._cache: Dict[cst.CSTNode, object] = {}
         self._used: Optional[Dict[object, Set[str]]] = None  # scope -> names used as arrays
         self._checked: Dict[object, Set[str]] = {}  # scope -> names isinstance-checked
+        self._iterated: Optional[Set[str]] = None
 
     # -- the question ------------------------------------------------------------
     def is_array(self, expr: Optional[cst.CSTNode], depth: int = 0) -> bool:
@@ -114,9 +116,64 @@ class Arrays:
         if all(b.plain for b in found):
             return all(self.is_array(b.value, depth) for b in found)
         if len(found) == 1 and found[0].kind is BindingKind.ASSIGNMENT and found[0].source:
+            fetched = self._fetched(found[0])
+            if fetched is not None:
+                return self._one_fetch(fetched, depth)
             level = self._tuple_level(name)
             return level is not None and self._array_level(*level)
         return False
+
+    def _fetched(self, binding: Binding) -> Optional[cst.BaseExpression]:
+        """The fetch a name unpacked from ``sess.run([a, b, c])`` gets: ``c`` for the
+        third name (``sess.run`` returns one value per fetch, in order)."""
+        source = binding.source
+        if len(binding.path) != 1 or not isinstance(source, cst.Call) or not source.args:
+            return None
+        func = source.func
+        if not (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in am.SESSION_RUNS
+            and self._session(func.value)
+        ):
+            return None
+        fetches = source.args[0].value
+        if not isinstance(fetches, (cst.List, cst.Tuple)):
+            return None
+        elements = fetches.elements
+        index = binding.path[0]
+        if any(isinstance(e, cst.StarredElement) for e in elements) or not (
+            isinstance(index, int) and 0 <= index < len(elements)
+        ):
+            return None
+        return elements[index].value
+
+    def _one_fetch(self, fetch: cst.BaseExpression, depth: int) -> bool:
+        """What ``sess.run`` returns for one fetch is an array: a graph tensor kept on
+        an object (``self.q``) or a name holding an array or tensor; not a list of them
+        (``tf.gradients``, ``trainable_variables``)."""
+        if self.values.kind(fetch) is Kind.LIST:
+            return False
+        if isinstance(fetch, cst.Attribute):
+            # a graph tensor cannot be iterated: one the module loops over is a list
+            return dotted(fetch) not in self._iterated_attributes()
+        return isinstance(fetch, cst.Name) and self.is_array(fetch, depth)
+
+    def _iterated_attributes(self) -> Set[str]:
+        """Attributes the module loops over (``for g in self.grads``, ``zip(self.grads,
+        ...)``): lists of tensors, not one."""
+        if self._iterated is None:
+            found: Set[str] = set()
+            for node in [*self.ctx.nodes(cst.For), *self.ctx.nodes(cst.CompFor)]:
+                iterable = node.iter
+                while isinstance(iterable, cst.Call) and dotted(iterable.func) in _WALK_WRAPPERS:
+                    for arg in iterable.args[1:]:
+                        found.add(dotted(arg.value) or "")
+                    if not iterable.args:
+                        break
+                    iterable = iterable.args[0].value
+                found.add(dotted(iterable) or "")
+            self._iterated = {name for name in found if "." in name}
+        return self._iterated
 
     def _passed(self, binding: Binding, depth: int) -> bool:
         """A parameter every call of its function in the module passes an array."""
@@ -140,12 +197,7 @@ class Arrays:
             if method in am.ARRAY_RESULT_METHODS:
                 return True
             if method in am.SESSION_RUNS and self._session(func.value) and call.args:
-                fetch = call.args[0].value  # one fetch, not a list of them: one array
-                if self.values.kind(fetch) is Kind.LIST:
-                    return False  # tf.gradients, trainable_variables: one array per variable
-                return isinstance(fetch, cst.Attribute) or (
-                    isinstance(fetch, cst.Name) and self.is_array(fetch, depth)
-                )
+                return self._one_fetch(call.args[0].value, depth)
             if method in am.TENSOR_EVALS and (
                 self.values.kind(func.value) in (Kind.TENSOR, Kind.GRAPH_OP)
                 or any(
@@ -158,7 +210,7 @@ class Arrays:
                 return self.is_array(func.value, depth)
             if self._generator(func.value) and method not in am.GENERATOR_STATE:
                 return True
-            return False
+        # a function or method of the project: what its every return holds
         targets = self.ctx.shared(CallGraph).resolve(call)
         if not targets:
             return False
