@@ -38,6 +38,7 @@ _NOT_ELEMENTWISE = node_types(
     "IfExp",
     "List",
     "Subscript",
+    "Assert",  # a check of one element's shape: math, but not on a whole array at once
 )
 # Statements that make a function something other than math on its arguments.
 _NOT_MATH = node_types(
@@ -51,7 +52,6 @@ _NOT_MATH = node_types(
     "Try",
     "TryStar",
     "Del",
-    "Assert",
     "FunctionDef",
     "ClassDef",
     "Lambda",
