@@ -2,6 +2,7 @@
 
 from tests.analysis.snippets import context, find, name
 from tflint_perf.analysis.api import Kind
+from tflint_perf.analysis.symbolic import symbolic
 from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
 
@@ -322,7 +323,6 @@ def test_a_keras_symbolic_tensor_is_told_through_layers_models_and_ops():
         use(x, joined, head, data, y)
         """
     )
-    values = ctx.shared(Values)
     last = {n.value: n for n in ctx.nodes(cst.Name)}
     spelled = ("x", "joined", "head", "data", "y")
-    assert [values.symbolic(last[n]) for n in spelled] == [True, True, True, False, False]
+    assert [symbolic(ctx, last[n]) for n in spelled] == [True, True, True, False, False]

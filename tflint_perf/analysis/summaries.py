@@ -42,6 +42,7 @@ from tflint_perf.analysis.calls import CallGraph, external_argument
 from tflint_perf.analysis.first_call import FirstCall
 from tflint_perf.analysis.samples import batch_of_one
 from tflint_perf.analysis.semantic import BindingKind, SemanticModel
+from tflint_perf.analysis.symbolic import symbolic
 from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
 from tflint_perf.engine.walk import descendants
@@ -198,7 +199,7 @@ class Summaries:
             return effects, None
         if self.values.kind(func) is Kind.KERAS_MODEL:
             data = data_argument(call)
-            if self.values.symbolic(data):
+            if symbolic(self.ctx, data):
                 return Effect.NONE, None  # wiring a functional model: nothing runs
             return api.method_effects(Kind.KERAS_MODEL, "__call__"), data
         if self._iterates_a_dataset(call):

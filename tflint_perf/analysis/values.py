@@ -18,11 +18,12 @@ from typing import Dict, List, Optional, Set
 
 from tflint_perf.analysis import api
 from tflint_perf.analysis.api import Kind
-from tflint_perf.analysis.api.keras import INPUT_LAYERS, LAYER_BASES, MODEL_BASES
+from tflint_perf.analysis.api.keras import LAYER_BASES, MODEL_BASES
 from tflint_perf.analysis.api.others import RECORD_FIELDS
 from tflint_perf.analysis.api.tables import SAME_KIND
-from tflint_perf.analysis.api.tensorflow import TF_FUNCTION, TYPE_ANNOTATIONS, WHERE
+from tflint_perf.analysis.api.tensorflow import TYPE_ANNOTATIONS, WHERE
 from tflint_perf.analysis.calls import CallGraph
+from tflint_perf.analysis.functions import decorator_call
 from tflint_perf.analysis.semantic import Binding, BindingKind, SemanticModel
 from tflint_perf.engine import cst
 
@@ -38,7 +39,6 @@ _ARRAYS = (Kind.TENSOR, Kind.ARRAY, Kind.VARIABLE)
 _DEPTH = 12
 _ALIASES = 5  # names for one class or object followed (a = b; c = a)
 _PENDING = object()
-_SYMBOLIC_STEPS = 50  # values followed to tell a Keras symbolic tensor
 
 
 class Values:
@@ -119,34 +119,6 @@ class Values:
         kinds.discard(Kind.NONE)  # ``x = None`` first, the real value later
         return kinds.pop() if len(kinds) == 1 else Kind.UNKNOWN
 
-    def symbolic(self, expr: Optional[cst.CSTNode], seen: Optional[Set[int]] = None) -> bool:
-        """Whether ``expr`` may hold a Keras symbolic tensor: a ``keras.Input``, or
-        what a call (a layer, a model, an op, a helper) returns given one, stored
-        in a container or not (a functional model being wired, not run). Any
-        binding that reaches it counts: wiring code does not mix data into the
-        same variable."""
-        seen = set() if seen is None else seen
-        if expr is None or id(expr) in seen or len(seen) > _SYMBOLIC_STEPS:
-            return False
-        seen.add(id(expr))
-        if isinstance(expr, cst.Name):
-            return any(b.plain and self.symbolic(b.value, seen) for b in self.sem.origins(expr))
-        if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name):
-            stored = [b.statement for b in self.sem.lookup_name(expr.value)]
-            stored = [s.value for s in stored if isinstance(s, cst.Assign)]  # ``ends[k] = x``
-            return any(self.symbolic(v, seen) for v in stored)
-        if isinstance(expr, (cst.List, cst.Tuple)):
-            return any(self.symbolic(e.value, seen) for e in expr.elements)
-        if isinstance(expr, cst.BinaryOperation):
-            return self.symbolic(expr.left, seen) or self.symbolic(expr.right, seen)
-        if not isinstance(expr, cst.Call):
-            return False
-        qualname = self.ctx.call_name(expr)
-        if qualname in INPUT_LAYERS:
-            return True
-        # Layers, models, ops and helpers given a symbolic tensor return one.
-        return any(a.keyword is None and self.symbolic(a.value, seen) for a in expr.args)
-
     def binding_kind(self, binding: Binding, depth: int = 0) -> Kind:
         kind = binding.kind
         if binding.plain:
@@ -169,7 +141,7 @@ class Values:
 
     def is_compiled(self, func: cst.FunctionDef) -> bool:
         """Decorated with ``tf.function``."""
-        return _compiled(self.ctx, func)
+        return decorator_call(self.ctx, func) is not None
 
     # -- the other modules of the tree -------------------------------------------
     def project_facts(self, qualname: Optional[str]) -> Optional[dict]:
@@ -585,13 +557,3 @@ def _constant_kind(facts: api.Api) -> Kind:
 
 def _is_builtin(call: cst.Call, *names: str) -> bool:
     return isinstance(call.func, cst.Name) and call.func.value in names
-
-
-def _compiled(ctx, func: cst.FunctionDef) -> bool:
-    for decorator in func.decorators:
-        target = decorator.decorator
-        if isinstance(target, cst.Call):
-            target = target.func
-        if ctx.qualname(target) == TF_FUNCTION:
-            return True
-    return False
