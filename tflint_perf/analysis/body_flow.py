@@ -155,6 +155,8 @@ class BodyFlow:
                 facts.sem.statement_of(r) in writes for r in reads
             ):
                 continue  # acc += v, n = n + 1: a reduction, not a recurrence
+            if _geometric(facts, writes, name):
+                continue  # d *= gamma: d0 * gamma ** k, a function of the index
             if all(_re_view(facts, w, name) for w in writes):
                 continue  # mv = mv.reshape(d, 1)
             facts.block(Blocker.RECURRENCE, reads[0])
@@ -198,13 +200,16 @@ class BodyFlow:
         bound = {b.name for b in own}
         targets = {id(b.node) for b in own}
         out: Dict[str, List[cst.Name]] = {}
-        running = {b.name for b in own if b.kind is BindingKind.AUGMENTED}
+        reset = _reset_first(facts, loop)
+        running = {b.name for b in own if b.kind is BindingKind.AUGMENTED} - reset
         for n in facts.nodes:
             if not isinstance(n, cst.Name) or n.value not in bound or id(n) in targets:
                 continue
             if n.value in running:
                 out.setdefault(n.value, []).append(n)  # acc += v: every read sees a running value
                 continue
+            if n.value in reset:
+                continue  # `s = 0.0` opens every iteration: nothing reaches the next one
             position = facts.ctx.span(n)[0]
             for binding in facts.sem.lookup(n.value, n):
                 at = facts.ctx.span(binding.statement)[0]
@@ -220,6 +225,28 @@ class BodyFlow:
             for b in self.facts.sem.bindings_in(loop)
             if b.name == name and b.kind in _VALUES
         ]
+
+
+def _reset_first(facts, loop) -> Set[str]:
+    """Names the loop body binds afresh (``s = 0.0``) in a top-level statement before
+    any statement reads them: each iteration starts from its own value."""
+    body = getattr(loop, "body", None)
+    if not isinstance(body, cst.IndentedBlock):
+        return set()
+    out: Set[str] = set()
+    seen: Set[str] = set()
+    for statement in body.body:
+        if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+            small = statement.body[0]
+            if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                target = small.targets[0].target
+                read = set(facts.sem.reads(small.value))
+                seen |= read
+                if isinstance(target, cst.Name) and target.value not in seen:
+                    out.add(target.value)
+                continue
+        seen |= {n.value for n in [statement, *descendants(statement)] if isinstance(n, cst.Name)}
+    return out
 
 
 def _tested(facts) -> Set[cst.CSTNode]:
@@ -293,6 +320,19 @@ def _unpacked(value, count: int) -> list:
 
 def _is_one(expr) -> bool:
     return isinstance(expr, cst.Integer) and expr.value == "1"
+
+
+def _geometric(facts, writes, name: str) -> bool:
+    """``d *= c`` the only write of ``d``, ``c`` the same on every iteration: the
+    value at step ``k`` is ``d0 * c ** k``, not a result of the previous iteration's
+    work."""
+    if len(writes) != 1 or not isinstance(writes[0], cst.AugAssign):
+        return False
+    stmt = writes[0]
+    if not isinstance(stmt.operator, cst.MultiplyAssign):
+        return False
+    changing = facts.index | facts.elements | set(facts.derived)
+    return name not in facts.reads(stmt.value) and not facts.reads(stmt.value) & changing
 
 
 def _accumulates(facts, stmt, name: str) -> bool:
