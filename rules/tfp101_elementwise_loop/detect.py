@@ -9,7 +9,7 @@ from tflint_perf.analysis.array_functions import ArrayFunctions
 from tflint_perf.analysis.convolution import find_convolution
 from tflint_perf.analysis.display import displays
 from tflint_perf.analysis.elementwise import LoopFacts
-from tflint_perf.analysis.functions import TfFunctions
+from tflint_perf.analysis.functions import TfFunctions, loop_compiler
 from tflint_perf.analysis.semantic import SemanticModel
 from tflint_perf.analysis.testcode import is_test_module
 from tflint_perf.analysis.trips import Trips
@@ -68,6 +68,11 @@ class Detector:
         func = ctx.shared(SemanticModel).function_of(node)
         if func is not None and ctx.shared(TfFunctions).is_wrapped_def(func):
             rule.silent(node, Reason.COMPILED, "in a tf.function: AutoGraph compiles the loop")
+            return None
+        defs = [a for a in ctx.ancestors_of(node) if isinstance(a, cst.FunctionDef)]
+        compiler = next(filter(None, (loop_compiler(ctx, d) for d in defs)), None)
+        if compiler is not None:  # the def around the loop, or one its helper is nested in
+            rule.silent(node, Reason.COMPILED, f"`{compiler}` compiles the loop")
             return None
         estimate = ctx.shared(Trips).of(node)
         if estimate.tiny:

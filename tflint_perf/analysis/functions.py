@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, Optional
 
+from tflint_perf.analysis.api.others import LOOP_COMPILERS
 from tflint_perf.engine import cst
 from tflint_perf.engine.nodes import is_none
 
@@ -43,6 +44,17 @@ def decorator_call(ctx, func: cst.FunctionDef) -> Optional[cst.Decorator]:
         expr = dec.decorator
         if ctx.qualname(expr) == TF_FUNCTION or _is_tf_function(ctx, expr) is not None:
             return dec
+    return None
+
+
+def loop_compiler(ctx, func: cst.FunctionDef) -> Optional[str]:
+    """The compiler a def's decorator hands its loops to (``@numba.njit``,
+    ``@jit(nopython=True)``, ``@jax.jit``), by qualified name; None if none."""
+    for dec in func.decorators:
+        expr = dec.decorator
+        qualname = ctx.qualname(expr.func if isinstance(expr, cst.Call) else expr)
+        if qualname in LOOP_COMPILERS:
+            return qualname
     return None
 
 

@@ -84,6 +84,14 @@ PREFIXES = (
 ITERATING_BUILTINS = frozenset("list tuple set sorted iter next enumerate zip".split())
 # The process environment, and the calls that set one of its variables:
 # ``setdefault(name, value)`` and ``putenv(name, value)``; ``update(...)``.
+# Decorators that compile a Python function's loops to machine code (numba), or
+# trace them once into one program (jax.jit): a loop inside does not pay Python's
+# cost per element.
+LOOP_COMPILERS = frozenset(
+    "numba.jit numba.njit numba.cuda.jit numba.vectorize numba.guvectorize numba.stencil "
+    "numba.generated_jit jax.jit".split()
+)
+
 ENVIRON = "os.environ"
 ENV_SETTERS = frozenset({"os.environ.setdefault", "os.putenv"})
 ENV_UPDATE = "os.environ.update"
