@@ -32,6 +32,8 @@ class Binder:
         self.by_statement: Dict[cst.CSTNode, List[Binding]] = {}
         # class node -> attribute name -> bindings made through ``self.<name> = ...``
         self.class_attributes: Dict[cst.ClassDef, Dict[str, List[Binding]]] = {}
+        # attribute name -> bindings made on an object from outside (``agent.model = ...``)
+        self.object_attributes: Dict[str, List[Binding]] = {}
 
     def bind(self) -> None:
         """Every binding of the module, each in its scope."""
@@ -182,6 +184,8 @@ class Binder:
         head = name.split(".")
         if owner is not None and len(head) == 2 and head[0] == first_param(scope.function):
             self.class_attributes.setdefault(owner, {}).setdefault(head[1], []).append(binding)
+        elif len(head) == 2 and binding.kind is BindingKind.ASSIGNMENT:
+            self.object_attributes.setdefault(head[1], []).append(binding)
 
     def _mutating_call(self, call: cst.Call) -> None:
         func = call.func

@@ -84,6 +84,8 @@ class SemanticModel:
         self.class_attributes: Dict[cst.ClassDef, Dict[str, List[Binding]]] = (
             binder.class_attributes
         )
+        # attribute name -> bindings made on an object from outside (``agent.model = ...``)
+        self.object_attributes: Dict[str, List[Binding]] = binder.object_attributes
         self._by_statement: Dict[cst.CSTNode, List[Binding]] = binder.by_statement
         for scope in self._scopes.values():
             for found in scope.bindings.values():

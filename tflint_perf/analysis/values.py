@@ -258,7 +258,7 @@ class Values:
     def _attribute(self, expr: cst.Attribute, depth: int) -> Kind:
         found = self.sem.origins(expr)
         if found:
-            return self._of_bindings(found, depth)
+            return self._of_bindings(found + self._set_from_outside(expr), depth)
         qualname = self.ctx.qualname(expr)
         if qualname is not None:
             facts = api.call(qualname)
@@ -521,6 +521,26 @@ class Values:
             return out
         finally:
             self._pending.discard(key)
+
+    def _set_from_outside(self, expr: cst.Attribute) -> List[Binding]:
+        """``self.model`` where code outside the class sets it on an instance
+        (``agent = Agent(); agent.model = build()``): those values too (an
+        ``__init__`` that leaves ``self.model = None`` says nothing of the model)."""
+        sets = self.sem.object_attributes.get(expr.attr.value)
+        if not sets or self.sem.method_class(self.sem.function_of(expr)) is None:
+            return []
+        owner = self.instance_class(expr.value)
+        if owner is None:
+            return []
+        out: List[Binding] = []
+        for binding in sets:
+            target = binding.node
+            if not isinstance(target, cst.Attribute):
+                continue
+            made = self.instance_class(target.value)
+            if made is not None and owner in self.sem.class_and_bases(made):
+                out.append(binding)
+        return out
 
     def _attribute_bindings(self, expr) -> List[Binding]:
         if not isinstance(expr, cst.Attribute):
