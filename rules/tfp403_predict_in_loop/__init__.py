@@ -48,13 +48,15 @@ class PredictInLoop(Rule):
     The model must be Keras: a value the analysis shows to be a Keras model
     (built by `keras.Sequential`/`keras.Model`, loaded, a `keras.Model`
     subclass of the module, a module function that returns one,
-    `self.model` set to one in any method), or, for an object it cannot
+    `self.model` set to one in any method or, on an instance of the class,
+    by code outside it: `agent.model = build()`), or, for an object it cannot
     follow, Keras-only evidence: `predict_on_batch`, a Keras-only keyword
     (`verbose=`, `batch_size=`), `self.model` in a Keras callback, or a
     module that uses TensorFlow and no other library with a `predict`
     (scikit-learn, XGBoost, ...). Objects of a class of the module that
-    defines its own `predict`, and what `joblib`/`pickle` load, are not
-    Keras.
+    defines its own `predict` (also a parameter annotated with a class of
+    another module of the tree, `net: qnet.QNetwork`), and what
+    `joblib`/`pickle` load, are not Keras.
 
     Reinforcement-learning agents usually keep their environment loop in
     another file. A `predict` on one observation in a method of an agent

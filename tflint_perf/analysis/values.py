@@ -405,11 +405,26 @@ class Values:
         if self.ctx.project is None:
             return None
         made = self.constructed_by(expr)
+        if made is None and isinstance(expr, cst.Name):
+            found = self.sem.lookup_name(expr)
+            declared = self._declared_class(found[0]) if len(found) == 1 else None
+            facts = self.project_facts(self.ctx.qualname(declared)) if declared else None
+            return facts if facts is not None and facts.get("kind") == "class" else None
         if not made or not all(isinstance(c, cst.Call) for c in made):
             return None
         names = {self.ctx.call_name(c) for c in made if isinstance(c, cst.Call)}
         facts = self.project_facts(names.pop()) if len(names) == 1 else None
         return facts if facts is not None and facts.get("kind") == "class" else None
+
+    def _declared_class(self, binding: Binding) -> Optional[cst.BaseExpression]:
+        """The class a parameter's annotation names (``agent: dqn.DQN``), as written."""
+        param = binding.statement
+        if binding.kind is not BindingKind.PARAMETER or not isinstance(param, cst.Param):
+            return None
+        if param.annotation is None:
+            return None
+        annotation = param.annotation.annotation
+        return annotation if isinstance(annotation, (cst.Name, cst.Attribute)) else None
 
     def constructed_by(self, expr: cst.CSTNode, depth: int = 0) -> Optional[List[cst.CSTNode]]:
         """The calls an object comes from (``C(...)``), through aliases,
