@@ -48,7 +48,7 @@ class Arrays:
         self._cache: Dict[cst.CSTNode, object] = {}
         self._used: Optional[Dict[object, Set[str]]] = None  # scope -> names used as arrays
         self._checked: Dict[object, Set[str]] = {}  # scope -> names isinstance-checked
-        self._iterated: Optional[Set[str]] = None
+        self._listed: Optional[Set[str]] = None
 
     # -- the question ------------------------------------------------------------
     def is_array(self, expr: Optional[cst.CSTNode], depth: int = 0) -> bool:
@@ -117,8 +117,8 @@ class Arrays:
             return all(self.is_array(b.value, depth) for b in found)
         if len(found) == 1 and found[0].kind is BindingKind.ASSIGNMENT and found[0].source:
             fetched = self._fetched(found[0])
-            if fetched is not None:
-                return self._one_fetch(fetched, depth)
+            if fetched is not None:  # a fetch among others: only a tensor the module built
+                return self.values.kind(fetched) in _ARRAY_KINDS + (Kind.GRAPH_OP,)
             level = self._tuple_level(name)
             return level is not None and self._array_level(*level)
         return False
@@ -154,14 +154,15 @@ class Arrays:
         if self.values.kind(fetch) is Kind.LIST:
             return False
         if isinstance(fetch, cst.Attribute):
-            # a graph tensor cannot be iterated: one the module loops over is a list
-            return dotted(fetch) not in self._iterated_attributes()
+            # a graph tensor is not iterable: one the module loops over is a list
+            return dotted(fetch) not in self._listed_attributes()
         return isinstance(fetch, cst.Name) and self.is_array(fetch, depth)
 
-    def _iterated_attributes(self) -> Set[str]:
+    def _listed_attributes(self) -> Set[str]:
         """Attributes the module loops over (``for g in self.grads``, ``zip(self.grads,
-        ...)``): lists of tensors, not one."""
-        if self._iterated is None:
+        ...)``) or takes the ``len()`` of: a graph tensor allows neither, so these hold
+        lists of tensors, not one."""
+        if self._listed is None:
             found: Set[str] = set()
             for node in [*self.ctx.nodes(cst.For), *self.ctx.nodes(cst.CompFor)]:
                 iterable = node.iter
@@ -172,8 +173,11 @@ class Arrays:
                         break
                     iterable = iterable.args[0].value
                 found.add(dotted(iterable) or "")
-            self._iterated = {name for name in found if "." in name}
-        return self._iterated
+            for call in self.ctx.nodes(cst.Call):
+                if dotted(call.func) == "len" and len(call.args) == 1:
+                    found.add(dotted(call.args[0].value) or "")
+            self._listed = {name for name in found if "." in name}
+        return self._listed
 
     def _passed(self, binding: Binding, depth: int) -> bool:
         """A parameter every call of its function in the module passes an array."""
