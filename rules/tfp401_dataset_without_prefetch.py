@@ -32,7 +32,8 @@ class DatasetWithoutPrefetch(Rule):
     `tf.contrib.data` pipelines (before TF 1.4) are `tf.data` pipelines. A `map`/`interleave` after a
     prefetch makes it no longer the last step (the map runs when the
     consumer asks for a batch); batching or shuffling after it, with no map
-    since, only stacks prepared tensors and does not. Real work means
+    since, only stacks prepared tensors and does not, nor does a map that only
+    picks parts of each element (`map(lambda x, y: x)`). Real work means
     reading record files (`TFRecordDataset`, `TextLineDataset`, ...),
     Python code per element (`from_generator`), or a `map`/`interleave`
     whose function decodes, parses, reads files, processes images or

@@ -124,14 +124,42 @@ def fold(pipeline: Pipeline, step: Step) -> Pipeline:
         own = step.work.what
         if own is None and p.origin is Source.FILE_NAMES:
             own = "reading the files of `list_files`"  # whatever function reads them
-        if role is Role.MAP:  # runs when the consumer asks: the prefetch is no longer last
-            p = replace(p, prefetched=False)
+        if role is Role.MAP and not projection(step.call):
+            p = replace(p, prefetched=False)  # runs when the consumer asks: not the last step
         if own is not None:
             p = replace(p, serial=p.serial or not step.parallel, cached=False)
         return replace(p, work=p.work or own)
     if role is Role.CONCATENATE:
         return replace(p, work=p.work or step.other_work)
     return p
+
+
+def projection(call: cst.Call) -> bool:
+    """``map(lambda x, y: x)``, ``map(lambda d: (d["image"], d["label"]))``: the
+    function only picks parts of each element, no computation, so a prefetch
+    before it still hands the consumer ready elements."""
+    if not call.args or not isinstance(call.args[0].value, cst.Lambda):
+        return False
+    func = call.args[0].value
+    params = {p.name.value for p in func.params.params}
+
+    def picked(node) -> bool:
+        if isinstance(node, cst.Name):
+            return node.value in params
+        if isinstance(node, (cst.Tuple, cst.List)):
+            return all(picked(e.value) for e in node.elements)
+        if isinstance(node, cst.Dict):
+            return all(isinstance(e, cst.DictElement) and picked(e.value) for e in node.elements)
+        if isinstance(node, cst.Subscript) and len(node.slice) == 1:
+            index = node.slice[0].slice
+            return (
+                isinstance(index, cst.Index)
+                and isinstance(index.value, (cst.SimpleString, cst.Integer))
+                and picked(node.value)
+            )
+        return False
+
+    return picked(func.body)
 
 
 def _fold_apply(p: Pipeline, step: Step) -> Pipeline:
