@@ -82,7 +82,9 @@ class RebuiltInLoop(Rule):
       together, in a function no hot loop runs) or over layers that builds
       one set of ops per item (an initializer built after the item's new
       variables included; the same op on every iteration is still
-      reported), a loop that builds a graph without running it, a loop that
+      reported, and so is an op a loop over steps, `range(a, b)`, builds from
+      values a run returned: `v.assign(norms)` bakes new constants into the
+      graph on every step), a loop that builds a graph without running it, a loop that
       only runs ops built before it (a Keras model's or layer's
       `set_weights`/`reset_states` reuse the assign ops Keras cached), a helper that only code run now and
       then calls (`if step % 1000 == 0`, a throttle that resets its mark, an

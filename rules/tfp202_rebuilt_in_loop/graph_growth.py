@@ -86,7 +86,12 @@ class GraphGrowth:
             quiet = Reason.RUNS_ONCE, "one op per item, built on each call of its function"
         if quiet is not None:
             # One set of ops per item is construction; the same op every time is not.
-            per_item = [op for op in ops if self._depends(op, varying)]
+            per_item = [
+                op
+                for op in ops
+                if self._depends(op, varying)
+                and not (self._over_steps(loop) and self._bakes_results(op, loop))
+            ]
             if per_item:  # an initializer built after them covers the new variables
                 per_item += [op for op in ops if self.ctx.call_name(op) in TF1_INITIALIZERS]
             for op in per_item:
@@ -147,6 +152,38 @@ class GraphGrowth:
             and self.facts.sem.function_of(loop) is not None
             and self.facts.trips.of(loop).size is Size.UNKNOWN
         )
+
+    def _over_steps(self, loop: Loop) -> bool:
+        """``for step in range(a, b)``: a count of steps, not the items of a collection
+        (``for v in variables``, ``range(len(variables))``)."""
+        iterable = loop.iter if isinstance(loop, cst.For) else None
+        if not (isinstance(iterable, cst.Call) and dotted(iterable.func) == "range"):
+            return False
+        return not any(
+            isinstance(n, cst.Call) and dotted(n.func) == "len" for n in descendants(iterable)
+        )
+
+    def _bakes_results(self, op: cst.Call, loop: Loop) -> bool:
+        """The op is built from what a run in the loop returned (``v.assign(norms)``
+        with ``norms`` computed from ``sess.run(...)``): each iteration bakes new
+        values into the graph as constants, growth however few items there are."""
+        sem, summaries = self.facts.sem, self.facts.summaries
+        values: Dict[str, List[cst.CSTNode]] = {}
+        for binding in sem.bindings_in(loop.body):
+            values.setdefault(binding.name, []).append(binding.statement)
+        todo: List[str] = list(sem.reads(op))
+        seen: Set[str] = set()
+        while todo and len(seen) < 40:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            for statement in values.get(name, ()):
+                calls = [n for n in descendants(statement) if isinstance(n, cst.Call)]
+                if any(summaries.effects_of(c) & Effect.RUNS_GRAPH for c in calls):
+                    return True
+                todo.extend(sem.reads(statement))
+        return False
 
     def _construction_loop(self, loop: Loop):
         """(reason, detail) for a loop that builds a graph once: a handful of
