@@ -69,8 +69,11 @@ class ElementwiseLoop(Rule):
     datasets and Python lists; on bookkeeping without math (`if done[i]:
     log(r[i]); r[i] = 0`), on windows appended to a list (dataset
     preparation); on recurrences (a value or an array element carried to
-    the next iteration: discounted returns, AR series, RNN steps, SGD
-    updates); on per-class loops whose body is already vectorised (`x[labels
+    the next iteration: discounted returns computed backwards, AR series, RNN
+    steps, SGD updates; a factor multiplied by the same number each step,
+    `w *= gamma`, is a power of the index, and an accumulator reset at the top
+    of each iteration, `s = 0.0`, carries nothing); on loops compiled by
+    `tf.function`, `numba.jit`/`njit` or `jax.jit`; on per-class loops whose body is already vectorised (`x[labels
     == k]`, `R[:, k]` next to `X - M[k]`); on chunked loops (`range(0, n,
     batch)`), tiling, random or I/O ops, plotting loops and calls the file
     does not show to be array math; on random picks and whole-array draws;
