@@ -62,7 +62,9 @@ class ElementwiseLoop(Rule):
     annotated as one or passed one by every call in the file.
 
     It stays silent on loops of a handful of iterations (`range(4)`, a
-    name bound to a small number, a short literal array, a few channels,
+    name bound to a small number, a count every call in the file passes, an
+    attribute `__init__` sets from what every construction passes
+    (`TinyNet(2, 3)`), a short literal array, a few channels,
     the rows of a small array every call of the function passes, unless a
     loop makes those calls again and again, work a counter ends after a
     few iterations: `tflint-perf why` says so), on loops over variables, layers, files,

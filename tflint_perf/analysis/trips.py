@@ -397,14 +397,22 @@ class Trips:
             self._calling.discard(call)
 
     def _only_called(self, func: cst.FunctionDef) -> bool:
-        """A plain function whose name is only ever called (never handed on as a
-        callback, never imported from: its module calls it itself)."""
+        """A plain function (or a class, for its ``__init__``) whose name is only ever
+        called (never handed on as a callback or a base class, never imported from: its
+        module calls it itself)."""
+        owner = self.sem.method_class(func)
+        named: cst.CSTNode = func
+        if owner is not None and func.name.value == "__init__":
+            named = owner  # ``Board(...)`` calls ``Board.__init__``
+        elif owner is not None:
+            return False
+        assert isinstance(named, (cst.FunctionDef, cst.ClassDef))
         found = [
             b
-            for b in self.sem.definitions(func.name.value, self.sem.scope_of(self.ctx.parent(func)))
-            if b.statement is func
+            for b in self.sem.definitions(named.name.value, self.sem.scope_of(self.ctx.parent(named)))
+            if b.statement is named
         ]
-        if len(found) != 1 or self.sem.method_class(func) is not None:
+        if len(found) != 1:
             return False
         for read in self.sem.references(found[0]):
             call = self.ctx.parent(read)
@@ -533,9 +541,9 @@ class Trips:
             value = self.sem.value_of(expr)
             if value is not None:
                 return self.number(value, depth + 1)
-            passed = self.parameter_values(
-                expr, bare=False
-            )  # a count passed in: only defaulted ones
+            # a count passed in: what every call here passes (``MLP(2, 3, 1)``); not a
+            # default alone, which callers elsewhere may override
+            passed = self.parameter_values(expr)
             numbers = [self.number(v, depth + 1) for v in passed or ()]
             known = [n for n in numbers if n is not None]
             return max(known) if known and len(known) == len(numbers) else None
