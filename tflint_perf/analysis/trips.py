@@ -409,7 +409,9 @@ class Trips:
         assert isinstance(named, (cst.FunctionDef, cst.ClassDef))
         found = [
             b
-            for b in self.sem.definitions(named.name.value, self.sem.scope_of(self.ctx.parent(named)))
+            for b in self.sem.definitions(
+                named.name.value, self.sem.scope_of(self.ctx.parent(named))
+            )
             if b.statement is named
         ]
         if len(found) != 1:
