@@ -7,6 +7,7 @@ built inside a layer's or model's ``call()``, so on every forward pass.
 
 from __future__ import annotations
 
+import keyword
 import re
 from typing import List, Optional, Set
 
@@ -223,6 +224,7 @@ class PerBatch:
 
 def _attribute_name(call: cst.Call) -> str:
     """A name for the layer: its class name in snake case (``MaxPooling2D`` ->
-    ``max_pooling2d``)."""
+    ``max_pooling2d``; ``Lambda`` -> ``lambda_``, a keyword cannot be an attribute)."""
     last = (dotted(call.func) or "layer").rsplit(".", 1)[-1]
-    return re.sub(r"(?<=[a-z])(?=[A-Z])", "_", last).lower() or "layer"
+    name = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", last).lower() or "layer"
+    return name + "_" if keyword.iskeyword(name) else name
