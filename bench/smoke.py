@@ -149,20 +149,39 @@ def noqa_lines_changed(before: bytes, after: bytes) -> int:
     return changed
 
 
-def keys(findings: list, tree: Path, texts: dict) -> Counter:
-    """Findings keyed as the baseline keys them (file, code, flagged line's text)."""
+def keyed(findings: list, tree: Path, texts: dict) -> list:
+    """(key, finding) per finding, keyed as the baseline keys them (file, code, flagged
+    line's text)."""
     from tflint_perf.engine.rule import Finding
 
-    objects = []
+    objects = {}
     for f in findings:
         position = f["line"], f["column"], f["end_line"], f["end_column"]
         finding = Finding(str(tree / f["path"]), *position, f["code"], f["name"], f["message"])
         finding.extra = {k: f[k] for k in ("cell", "cell_line") if k in f}
-        objects.append(finding)
+        objects[id(finding)] = (finding, f)
     overrides = {str(tree / p): data.decode("utf-8", "replace") for p, data in texts.items()}
-    return Counter(
-        key for key, _, _ in baseline.keyed(objects, str(tree), baseline._Lines(overrides))
-    )
+    lines = baseline._Lines(overrides)
+    found = baseline.keyed([o for o, _ in objects.values()], str(tree), lines)
+    return [(key, objects[id(finding)][1]) for key, _, finding in found]
+
+
+def created(
+    before: list, after: list, tree: Path, before_files: dict, after_files: dict
+) -> Counter:
+    """Findings after the fix that none before accounts for, keyed as the baseline keys
+    them; a finding whose own line a fix rewrote (a prefetch appended to the line of a
+    `.batch(1)`) is matched by its place instead: the same code at the same line and
+    column before."""
+    old = keyed(before, tree, before_files)
+    new = Counter(k for k, _ in keyed(after, tree, after_files)) - Counter(k for k, _ in old)
+    placed = Counter((f["path"], f["code"], f["line"], f["column"]) for _, f in old)
+    for key, f in keyed(after, tree, after_files):
+        place = (f["path"], f["code"], f["line"], f["column"])
+        if new[key] and placed[place]:
+            new[key] -= 1
+            placed[place] -= 1
+    return +new
 
 
 def fix_safety(tree: Path, before_files: dict, before: list, cache: Path) -> dict:
@@ -178,7 +197,7 @@ def fix_safety(tree: Path, before_files: dict, before: list, cache: Path) -> dic
     again = snapshot(tree)
     unstable = [p for p in changed if again[p] != fixed_files[p]]
     unstable += [p for p in before_files if p not in changed and again[p] != before_files[p]]
-    new = keys(after, tree, fixed_files) - keys(before, tree, before_files)
+    new = created(before, after, tree, before_files, fixed_files)
     return {
         "changed": changed,
         "broken": broken,
