@@ -10,6 +10,18 @@ see through them yet.
 """
 
 KNOWN_FAILURES = {
+    "TFP101/bad_parameter_rebound_on_one_path.py:helper:0": (
+        "TFP101 loses the finding when the loop's body moves into a helper function called in the loop"
+    ),
+    "TFP101/bad_parameter_rebound_on_one_path.py:method:0": (
+        "TFP101 loses the finding when the loop moves into a method calling its body as `self.step()`"
+    ),
+    "TFP101/bad_parameter_rebound_on_one_path.py:helper:1": (
+        "TFP101 loses the finding when the loop's body moves into a helper function called in the loop"
+    ),
+    "TFP101/bad_parameter_rebound_on_one_path.py:method:1": (
+        "TFP101 loses the finding when the loop moves into a method calling its body as `self.step()`"
+    ),
     "TFP101/bad_units_a_construction_passes.py:helper:1": (
         "TFP101 loses the finding when the loop's body moves into a helper function called in the loop"
     ),
@@ -161,14 +173,8 @@ KNOWN_FAILURES = {
     "TFP101/bad_module_helpers.py:method:1": (
         "TFP101 finds 2 of 3 when the loop moves into a method calling its body as `self.step()`"
     ),
-    "TFP101/bad_nested_elementwise.py:helper:0": (
-        "TFP101 loses the finding when the loop's body moves into a helper function called in the loop"
-    ),
     "TFP101/bad_nested_elementwise.py:helper:1": (
         "TFP101 loses the finding when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP101/bad_nested_elementwise.py:method:0": (
-        "TFP101 loses the finding when the loop moves into a method calling its body as `self.step()`"
     ),
     "TFP101/bad_nested_elementwise.py:method:1": (
         "TFP101 loses the finding when the loop moves into a method calling its body as `self.step()`"

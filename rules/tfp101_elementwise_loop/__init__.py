@@ -59,7 +59,8 @@ class ElementwiseLoop(Rule):
     loader's record of arrays (`load_iris().target`, TF1's
     `read_data_sets(d).train.images`; not its names or counts), `self.x` when
     the class only assigns arrays to it, a parameter used as an array,
-    annotated as one or passed one by every call in the file.
+    annotated as one or passed one by every call in the file (also where a
+    path rebinds it to an array: `if x.ndim < 4: x = np.array([x])`).
 
     It stays silent on loops of a handful of iterations (`range(4)`, a
     name bound to a small number, a count every call in the file passes, an

@@ -115,6 +115,12 @@ class Arrays:
             return self.used_as_array(name) or all(self._passed(b, depth) for b in found)
         if all(b.plain for b in found):
             return all(self.is_array(b.value, depth) for b in found)
+        if all(b.plain or b.kind is BindingKind.PARAMETER for b in found):
+            # ``if x.ndim < 4: x = np.array([x])``: the parameter as passed, or rebound
+            passed = self.used_as_array(name) or all(
+                self._passed(b, depth) for b in found if b.kind is BindingKind.PARAMETER
+            )
+            return passed and all(self.is_array(b.value, depth) for b in found if b.plain)
         if len(found) == 1 and found[0].kind is BindingKind.ASSIGNMENT and found[0].source:
             fetched = self._fetched(found[0])
             if fetched is not None:  # a fetch among others: only a tensor the module built
