@@ -86,11 +86,11 @@ class GraphGrowth:
             quiet = Reason.RUNS_ONCE, "one op per item, built on each call of its function"
         if quiet is not None:
             # One set of ops per item is construction; the same op every time is not.
+            steps = self._over_steps(loop)
             per_item = [
                 op
                 for op in ops
-                if self._depends(op, varying)
-                and not (self._over_steps(loop) and self._bakes_results(op, loop))
+                if self._depends(op, varying) and not (steps and self._bakes_results(op, loop))
             ]
             if per_item:  # an initializer built after them covers the new variables
                 per_item += [op for op in ops if self.ctx.call_name(op) in TF1_INITIALIZERS]

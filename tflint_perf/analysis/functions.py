@@ -38,24 +38,22 @@ def _has_signature(call: Optional[cst.Call]) -> bool:
     )
 
 
+def decorator_name(ctx, dec: cst.Decorator) -> Optional[str]:
+    """What a decorator applies, by qualified name (``@jit`` and ``@jit(...)`` alike)."""
+    expr = dec.decorator
+    return ctx.qualname(expr.func if isinstance(expr, cst.Call) else expr)
+
+
 def decorator_call(ctx, func: cst.FunctionDef) -> Optional[cst.Decorator]:
     """The ``@tf.function`` decorator of a def, if it has one."""
-    for dec in func.decorators:
-        expr = dec.decorator
-        if ctx.qualname(expr) == TF_FUNCTION or _is_tf_function(ctx, expr) is not None:
-            return dec
-    return None
+    return next((d for d in func.decorators if decorator_name(ctx, d) == TF_FUNCTION), None)
 
 
 def loop_compiler(ctx, func: cst.FunctionDef) -> Optional[str]:
     """The compiler a def's decorator hands its loops to (``@numba.njit``,
     ``@jit(nopython=True)``, ``@jax.jit``), by qualified name; None if none."""
-    for dec in func.decorators:
-        expr = dec.decorator
-        qualname = ctx.qualname(expr.func if isinstance(expr, cst.Call) else expr)
-        if qualname in LOOP_COMPILERS:
-            return qualname
-    return None
+    names = (decorator_name(ctx, dec) for dec in func.decorators)
+    return next((n for n in names if n in LOOP_COMPILERS), None)
 
 
 class TfFunctions:

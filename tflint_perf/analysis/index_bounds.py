@@ -9,10 +9,9 @@ alone says nothing smaller (``len`` of a model's outputs).
 
 from __future__ import annotations
 
-from typing import Iterator, List, Optional, Set
+from typing import Iterator, List, Optional
 
 from tflint_perf.analysis.estimates import TINY, Estimate, Spelled, counted
-from tflint_perf.analysis.scopes import MUTATORS
 from tflint_perf.analysis.semantic import SemanticModel
 from tflint_perf.analysis.shapes import literal_number
 from tflint_perf.engine import cst
@@ -74,29 +73,10 @@ def literal_length(sem: SemanticModel, expr, depth: int = 0) -> Optional[int]:
         return None
     if isinstance(expr, (cst.Name, cst.Attribute)) and depth < 3:
         value = sem.value_of(expr)
-        if value is None or dotted(expr) in sem.ctx.shared(Grown).names:
+        if value is None or dotted(expr) in sem.changed_in_place():
             return None  # ``self.actions = []`` appended to in another method
         return literal_length(sem, value, depth + 1)
     return None
-
-
-class Grown:
-    """Names and attributes the module grows or changes in place anywhere
-    (``xs.append(x)``, ``xs += [x]``, ``xs[i] = v``): their literal value does not
-    tell their length (``ctx.shared(Grown).names``)."""
-
-    def __init__(self, ctx) -> None:
-        names: Set[str] = set()
-        for call in ctx.nodes(cst.Call):
-            if isinstance(call.func, cst.Attribute) and call.func.attr.value in MUTATORS:
-                names.add(dotted(call.func.value) or "")
-        for aug in ctx.nodes(cst.AugAssign):
-            names.add(dotted(aug.target) or "")
-        for target in ctx.nodes(cst.AssignTarget):
-            if isinstance(target.target, cst.Subscript):
-                names.add(dotted(target.target.value) or "")
-        names.discard("")
-        self.names = names
 
 
 def _always_evaluated(block: cst.BaseSuite) -> Iterator[cst.CSTNode]:

@@ -87,6 +87,7 @@ class SemanticModel:
         # attribute name -> bindings made on an object from outside (``agent.model = ...``)
         self.object_attributes: Dict[str, List[Binding]] = binder.object_attributes
         self._by_statement: Dict[cst.CSTNode, List[Binding]] = binder.by_statement
+        self._changed: Optional[Set[str]] = None  # see changed_in_place()
         for scope in self._scopes.values():
             for found in scope.bindings.values():
                 found.sort(key=lambda b: b.position)
@@ -220,6 +221,16 @@ class SemanticModel:
                 if any(first <= self.ctx.span(b.statement)[0] <= last for b in found):
                     out.add(name)
         return out
+
+    def changed_in_place(self) -> Set[str]:
+        """Names and attributes the module changes in place anywhere (``xs.append(x)``,
+        ``xs += [x]``, ``xs[i] = v``), in any scope."""
+        if self._changed is None:
+            changes = (BindingKind.MUTATION, BindingKind.AUGMENTED)
+            self._changed = {
+                b.name for found in self._by_statement.values() for b in found if b.kind in changes
+            }
+        return self._changed
 
     def bindings_in(self, region: cst.CSTNode) -> List[Binding]:
         """Bindings made by statements inside ``region`` (a loop, a block), in order,

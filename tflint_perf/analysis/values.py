@@ -153,11 +153,8 @@ class Values:
         return project.symbol(qualname)
 
     def _parameter(self, binding: Binding, depth: int) -> Kind:
-        param = binding.statement
-        if isinstance(param, cst.Param) and param.annotation is not None:
-            annotation = param.annotation.annotation
-            if isinstance(annotation, cst.Subscript):
-                annotation = annotation.value
+        annotation = declared_type(binding)
+        if annotation is not None:
             found = TYPE_ANNOTATIONS.get(self.ctx.qualname(annotation) or "")
             if found is not None:
                 return found
@@ -407,7 +404,7 @@ class Values:
         made = self.constructed_by(expr)
         if made is None and isinstance(expr, cst.Name):
             found = self.sem.lookup_name(expr)
-            declared = self._declared_class(found[0]) if len(found) == 1 else None
+            declared = declared_type(found[0]) if len(found) == 1 else None
             facts = self.project_facts(self.ctx.qualname(declared)) if declared else None
             return facts if facts is not None and facts.get("kind") == "class" else None
         if not made or not all(isinstance(c, cst.Call) for c in made):
@@ -415,16 +412,6 @@ class Values:
         names = {self.ctx.call_name(c) for c in made if isinstance(c, cst.Call)}
         facts = self.project_facts(names.pop()) if len(names) == 1 else None
         return facts if facts is not None and facts.get("kind") == "class" else None
-
-    def _declared_class(self, binding: Binding) -> Optional[cst.BaseExpression]:
-        """The class a parameter's annotation names (``agent: dqn.DQN``), as written."""
-        param = binding.statement
-        if binding.kind is not BindingKind.PARAMETER or not isinstance(param, cst.Param):
-            return None
-        if param.annotation is None:
-            return None
-        annotation = param.annotation.annotation
-        return annotation if isinstance(annotation, (cst.Name, cst.Attribute)) else None
 
     def constructed_by(self, expr: cst.CSTNode, depth: int = 0) -> Optional[List[cst.CSTNode]]:
         """The calls an object comes from (``C(...)``), through aliases,
@@ -592,3 +579,15 @@ def _constant_kind(facts: api.Api) -> Kind:
 
 def _is_builtin(call: cst.Call, *names: str) -> bool:
     return isinstance(call.func, cst.Name) and call.func.value in names
+
+
+def declared_type(binding: Binding) -> Optional[cst.BaseExpression]:
+    """What a parameter's annotation names (``agent: dqn.DQN``; ``x: np.ndarray`` of
+    ``np.ndarray[...]``), as written; None for no annotation or another kind of one."""
+    param = binding.statement
+    if binding.kind is not BindingKind.PARAMETER or not isinstance(param, cst.Param):
+        return None
+    annotation = param.annotation.annotation if param.annotation is not None else None
+    if isinstance(annotation, cst.Subscript):
+        annotation = annotation.value
+    return annotation if isinstance(annotation, (cst.Name, cst.Attribute)) else None
