@@ -225,6 +225,20 @@ def test_an_internal_error_is_that_files_error(tmp_path, check, monkeypatch):
     _one_error_line(err, "boom.py: internal error: KeyError", "please report")
 
 
+def test_a_run_with_a_file_not_linted_does_not_say_all_passed(tmp_path, check, monkeypatch):
+    from tflint_perf.run import files
+
+    def broken(source, path, *args):
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(files, "_lint_text", broken)
+    (tmp_path / "boom.py").write_text(LATE_CONFIG)
+    status, out, err = check(tmp_path, "--no-cache", ".")
+    assert status == 2
+    assert out == "1 file could not be linted (see the errors).\nNo findings in the other files.\n"
+    _one_error_line(err, "boom.py: internal error: KeyError", "please report")
+
+
 def test_a_50000_line_file_finishes_in_bounded_memory(tmp_path, cli_env):
     body = "".join(f"def f{i}(x):\n    return tf.reduce_sum(x) + {i}\n" for i in range(25_000))
     (tmp_path / "big.py").write_text("import tensorflow as tf\n" + body)

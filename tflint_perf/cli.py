@@ -328,6 +328,7 @@ class _Check:
     stdin_source: Optional[str] = None
     stdin_fixed: Optional[str] = None
     fixed_per_file: Dict[str, Counter] = field(default_factory=dict)  # --fix: code -> count
+    failed_files: int = 0  # files not linted (an internal error): the summary says so
 
 
 def run_check(args) -> int:
@@ -395,6 +396,7 @@ def _run(check: _Check) -> int:
                 per_file.setdefault(f.path, Counter())[f.code] += 1
     check.fixed_per_file = per_file
     failed = _tell_errors(results)
+    check.failed_files = sum(1 for r in results if r.failed)
     if check.mode == DIFF:
         status = _report_diff(results, args)
     else:
@@ -523,6 +525,7 @@ def _write_report(
             sources=sources,
             show_fixes=args.show_fixes is not False,
             before_summary=(lambda: _write_fixed_list(check, out)) if check else None,
+            failed_files=check.failed_files if check else 0,
         )
         if args.verify:
             verify_cli.write_text(out, args)

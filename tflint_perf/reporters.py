@@ -77,6 +77,7 @@ def write_text(
     sources=None,
     show_fixes: bool = True,
     before_summary: Optional[Callable[[], None]] = None,
+    failed_files: int = 0,
 ) -> None:
     """The text formats: ``full`` (a code frame per finding, its text from
     ``sources``, a ``frames.Sources``) or ``concise`` (one line per finding);
@@ -98,7 +99,7 @@ def write_text(
     if not quiet:
         if before_summary is not None:
             before_summary()
-        write_summary(findings, out, unsafe_fixes, fixed)
+        write_summary(findings, out, unsafe_fixes, fixed, failed_files)
 
 
 def write_fixed_list(per_file: Mapping[str, Mapping[str, int]], names, out: IO[str]) -> None:
@@ -115,14 +116,27 @@ def write_fixed_list(per_file: Mapping[str, Mapping[str, int]], names, out: IO[s
 
 
 def write_summary(
-    findings: Sequence[Finding], out: IO[str], unsafe_fixes: bool = False, fixed: int = 0
+    findings: Sequence[Finding],
+    out: IO[str],
+    unsafe_fixes: bool = False,
+    fixed: int = 0,
+    failed_files: int = 0,
 ) -> None:
+    """ruff's summary lines. A file that could not be linted (its error is on
+    stderr) is counted: then "All checks passed!" would not be true."""
+    if failed_files:
+        out.write(f"{_plural(failed_files, 'file')} could not be linted (see the errors).\n")
     fixable = sum(1 for f in findings if _fixable(f, unsafe_fixes))
     hidden = sum(
         1 for f in findings if f.fix is not None and f.fix.safety != SAFE and not unsafe_fixes
     )
     if not findings:
-        out.write(f"Fixed {_plural(fixed, 'finding')}.\n" if fixed else "All checks passed!\n")
+        if fixed:
+            out.write(f"Fixed {_plural(fixed, 'finding')}.\n")
+        else:
+            out.write(
+                "No findings in the other files.\n" if failed_files else "All checks passed!\n"
+            )
         return
     summary = f"Found {_plural(len(findings) + fixed, 'finding')}"
     if fixed:
