@@ -1068,7 +1068,6 @@ NEEDS_INDEX = {
     "TFP402/bad_tf1_spelling.py",
     "TFP402/ok_map_inside_parallel_interleave.py",
     "TFP403/bad_helper_batch_at_call.py",
-    "TFP403/bad_rl_env_step.py",
     "TFP403/ok_agent_called_once_here.py",
     "TFP404/bad_fit_rows_through_helper.py",
     "TFP404/ok_stateful_rnn.py",

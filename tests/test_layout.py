@@ -129,7 +129,7 @@ KNOWN_API_NAMES = {
     "rules/tfp202_rebuilt_in_loop/searches.py": 8,
     "rules/tfp203_retracing_argument.py": 2,
     "rules/tfp403_predict_in_loop/__init__.py": 1,
-    "rules/tfp403_predict_in_loop/sample.py": 3,
+    "tflint_perf/analysis/one_sample.py": 3,
     "tflint_perf/analysis/convolution.py": 2,
     "tflint_perf/analysis/dataset_steps.py": 2,
     "tflint_perf/analysis/dataset_work.py": 2,

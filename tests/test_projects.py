@@ -48,6 +48,8 @@ def test_project_findings_do_not_depend_on_the_pool(case, monkeypatch):
 SAID_ONCE = {
     "bad_tfp202_agent_method_reported_where_defined",
     "bad_tfp403_agent_method_reported_where_defined",
+    "bad_tfp403_agent_first_row_reported_where_defined",
+    "bad_tfp403_helper_looped_in_both_modules",
 }
 
 
@@ -68,6 +70,8 @@ NEAR_MISSES = [  # (case, file, line, rule, the reason it records for staying si
     ("ok_tfp401_prefetched_in_other_module", "pkg/train.py", 19, "TFP401", "already-done"),
     ("bad_tfp202_agent_method_reported_where_defined", "pkg/play.py", 18, "TFP202", "covered"),
     ("bad_tfp403_agent_method_reported_where_defined", "pkg/main.py", 11, "TFP403", "covered"),
+    ("bad_tfp403_agent_first_row_reported_where_defined", "pkg/run.py", 12, "TFP403", "covered"),
+    ("bad_tfp403_helper_looped_in_both_modules", "pkg/video.py", 8, "TFP403", "covered"),
 ]
 
 

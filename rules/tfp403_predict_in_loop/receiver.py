@@ -100,9 +100,9 @@ class Receivers:
         if not used:
             return None
         param, info = sorted(used.items())[0]
-        if facts.get("agent_entry") and info.get("one_sample"):
-            # The agent's module reports the one-sample `predict` where it happens.
-            return NotInference(Reason.COVERED, "reported in the agent's own module")
+        if facts.get("inference_reported"):
+            # Its module reports the one-sample `predict` where it happens.
+            return NotInference(Reason.COVERED, "reported in the function's own module")
         data = external_argument(call, facts, param)
         if data is None:
             return None

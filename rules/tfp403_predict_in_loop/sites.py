@@ -13,6 +13,7 @@ from tflint_perf.analysis.api import Effect
 from tflint_perf.analysis.api.keras import MODEL_CHANGING_METHODS
 from tflint_perf.analysis.api.tables import SAME_KIND
 from tflint_perf.analysis.calls import CallGraph, external_argument
+from tflint_perf.analysis.one_sample import one_item, one_sample
 from tflint_perf.analysis.semantic import BindingKind, SemanticModel
 from tflint_perf.analysis.shared_state import loop_runs
 from tflint_perf.analysis.summaries import Summaries
@@ -20,8 +21,6 @@ from tflint_perf.analysis.trips import Estimate, Size, Trips
 from tflint_perf.engine import cst
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.walk import descendants
-
-from .sample import one_item, one_sample
 
 MAX_DEPTH = 4  # callers followed up from the function holding the inference
 _IMPURE = Effect.RANDOM | Effect.IO | Effect.DOWNLOAD | Effect.PYTHON

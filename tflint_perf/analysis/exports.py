@@ -12,9 +12,10 @@ can be cached and sent between processes):
   whether the module compiles it or already reports it) and the ``tf.data``
   pipelines it returns (``pipelines``: each one's facts, where it ends);
   ``growth_reported``: it builds TF1 ops and runs them on every call, and
-  the module's own finding already points at it; ``agent_entry``: a method
-  of an agent class, run by an environment loop elsewhere, that itself runs
-  inference on one sample it makes (its module reports that call);
+  the module's own finding already points at it; ``inference_reported``: it
+  runs inference on one sample itself and a loop of its module runs it, or it
+  is an agent's method (an environment loop elsewhere runs it): its module
+  reports that call, so a caller elsewhere does not again;
   ``array_kind``: it is plain array math on its parameters, element-wise or
   numeric (``array_functions.py``), so a loop elsewhere calling it per row
   does array work one row at a time;
@@ -34,7 +35,7 @@ from typing import Dict, List, Optional
 from tflint_perf.analysis.api import Effect, Kind
 from tflint_perf.analysis.array_functions import ArrayFunctions
 from tflint_perf.analysis.semantic import BindingKind, SemanticModel
-from tflint_perf.analysis.summaries import DATA_EFFECTS, Summaries
+from tflint_perf.analysis.summaries import DATA_EFFECTS, Summaries, data_argument
 from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
 
@@ -100,9 +101,9 @@ def function_facts(
     growth = Effect.GRAPH_GROWTH | Effect.RUNS_GRAPH
     if summary.effects & growth == growth and _reported_here(ctx, func):
         facts["growth_reported"] = True
-    direct = summary.uses.get(Effect.INFERENCE, {}).values()
-    if any(len(u.path) == 1 and u.sample is not None for u in direct) and _agent_entry(ctx, func):
-        facts["agent_entry"] = True  # its own `predict` on one sample: reported there
+    direct = [u for u in summary.uses.get(Effect.INFERENCE, {}).values() if len(u.path) == 1]
+    if direct and _reported_here(ctx, func) and any(_one_sample(ctx, u, func) for u in direct):
+        facts["inference_reported"] = True  # its own `predict` on one sample: reported there
     if facts["returns"] == Kind.DATASET.value:
         pipelines = _pipeline_facts(ctx, func)
         if pipelines:
@@ -150,6 +151,21 @@ def _reported_here(ctx, func: cst.FunctionDef) -> bool:
     from tflint_perf.analysis.reach import Reach
 
     return ctx.shared(Reach).hot(func.body) is not None or _agent_entry(ctx, func)
+
+
+def _one_sample(ctx, use, func: cst.FunctionDef) -> bool:
+    """The function's own inference call is on one sample, by the evidence TFP403
+    reads in its module (a batch of one made here, or only the first row kept)."""
+    from tflint_perf.analysis.one_sample import one_sample
+
+    if use.sample is not None:
+        return True
+    call = use.path[0]
+    data = data_argument(call)
+    return (
+        data is not None
+        and one_sample(ctx, ctx.shared(SemanticModel), data, call, func.body) is not None
+    )
 
 
 def _agent_entry(ctx, func: cst.FunctionDef) -> bool:
