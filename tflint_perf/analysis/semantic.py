@@ -87,7 +87,7 @@ class SemanticModel:
         # attribute name -> bindings made on an object from outside (``agent.model = ...``)
         self.object_attributes: Dict[str, List[Binding]] = binder.object_attributes
         self._by_statement: Dict[cst.CSTNode, List[Binding]] = binder.by_statement
-        self._changed: Optional[Set[str]] = None  # see changed_in_place()
+        self._changed: Optional[Dict[str, List[Binding]]] = None  # see changed_in_place()
         for scope in self._scopes.values():
             for found in scope.bindings.values():
                 found.sort(key=lambda b: b.position)
@@ -222,15 +222,35 @@ class SemanticModel:
                     out.add(name)
         return out
 
-    def changed_in_place(self) -> Set[str]:
+    def changed_in_place(self) -> Dict[str, List[Binding]]:
         """Names and attributes the module changes in place anywhere (``xs.append(x)``,
-        ``xs += [x]``, ``xs[i] = v``), in any scope."""
+        ``xs += [x]``, ``xs[i] = v``), in any scope, each with those changes."""
         if self._changed is None:
             changes = (BindingKind.MUTATION, BindingKind.AUGMENTED)
-            self._changed = {
-                b.name for found in self._by_statement.values() for b in found if b.kind in changes
-            }
+            self._changed = {}
+            for found in self._by_statement.values():
+                for b in found:
+                    if b.kind in changes:
+                        self._changed.setdefault(b.name, []).append(b)
         return self._changed
+
+    def changed_unseen(self, made: Binding) -> List[Binding]:
+        """In-place changes of what ``made`` binds that no read in its own scope sees:
+        those a nested function makes to it (``def add(): xs.append(x)``), where
+        the nested scope does not bind the name itself."""
+        out = []
+        for change in self.changed_in_place().get(made.name, ()):
+            scope = change.scope
+            if scope is made.scope:
+                continue
+            own = scope.bindings.get(made.name, ())
+            if any(b.kind not in (BindingKind.MUTATION, BindingKind.AUGMENTED) for b in own):
+                continue
+            while scope is not None and scope is not made.scope:
+                scope = scope.parent
+            if scope is made.scope:
+                out.append(change)
+        return out
 
     def bindings_in(self, region: cst.CSTNode) -> List[Binding]:
         """Bindings made by statements inside ``region`` (a loop, a block), in order,

@@ -33,6 +33,7 @@ from tflint_perf.analysis.estimates import (
     times,
 )
 from tflint_perf.analysis.index_bounds import indexes_a_literal, literal_length, read_as_record
+from tflint_perf.analysis.ladders import filled, while_estimate
 from tflint_perf.analysis.semantic import (
     COMPREHENSIONS,
     LOOPS,
@@ -56,6 +57,7 @@ class Trips:
         self._cache: Dict[cst.CSTNode, Estimate] = {}
         self._generators: Optional[Set[Optional[cst.FunctionDef]]] = None
         self._calling: Set[cst.Call] = set()  # calls whose loops are being estimated
+        self.filling: Set[cst.Name] = set()  # lists whose filling loops are being estimated
 
     def of(self, loop: cst.CSTNode) -> Estimate:
         """The estimate for one ``for``/``while`` loop or comprehension."""
@@ -132,7 +134,7 @@ class Trips:
     # -- one loop -----------------------------------------------------------------
     def _estimate(self, loop: cst.CSTNode) -> Estimate:
         if isinstance(loop, cst.While):
-            return self._while(loop)
+            return while_estimate(self, loop)
         if isinstance(loop, COMPREHENSIONS):
             names = self._unpacked_into(loop)
             if names is not None:
@@ -153,6 +155,10 @@ class Trips:
                 return indexes_a_literal(self.ctx, self.sem, loop) or estimate
             return estimate
         return UNKNOWN
+
+    def _changed_unseen(self, name) -> bool:
+        made = self.sem.lookup_name(name)
+        return len(made) == 1 and bool(self.sem.changed_unseen(made[0]))
 
     def _unpacked_into(self, loop: cst.CSTNode) -> Optional[int]:
         """``a, b = (f(e) for e in parts)``: the names say how many items there are."""
@@ -193,12 +199,19 @@ class Trips:
             return counted(sliced, f"`{code}`")
         if isinstance(expr, (cst.Name, cst.Attribute)):
             value = self.sem.value_of(expr)
-            if isinstance(value, (cst.List, cst.Dict, cst.Set)) and not value.elements:
-                return UNKNOWN  # ``results = []``: a container to fill, its size to come
+            if isinstance(value, (cst.List, cst.Dict, cst.Set)) and (
+                not value.elements or self._changed_unseen(expr)
+            ):
+                # ``results = []``: a container to fill, its size to come (or a
+                # literal a nested function adds to)
+                return UNKNOWN
             if value is not None:  # an alias (``a = groups``) included
                 inner = self.iterable(value, depth + 1)
                 if inner.size is not Size.UNKNOWN:
                     return inner
+            grown = filled(self, expr) if value is None and isinstance(expr, cst.Name) else None
+            if grown is not None:
+                return grown
             shape = self._one_shape(expr, depth) if value is None else None
             if shape and shape[0] is not None:
                 return counted(shape[0], f"`{code}` has {shape[0]} rows")
@@ -577,19 +590,6 @@ class Trips:
             if isinstance(op, cst.FloorDivide) and right:
                 return left // right
         return None
-
-    def _while(self, loop: cst.While) -> Estimate:
-        """``while not done`` / ``while True``: an episode or a stream (data-sized);
-        ``while i < n``: ``n`` iterations when ``n`` is known."""
-        test = loop.test
-        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-            bound = self.number(test.comparisons[0].comparator)
-            if bound is not None and isinstance(test.comparisons[0].operator, cst.LessThan):
-                start = self.start(test.left, loop)
-                if start is not None:
-                    return counted(max(0, bound - start), f"`while {clip(self.ctx.code(test))}`")
-            return UNKNOWN
-        return Estimate(Size.DATA, None, f"`while {clip(self.ctx.code(test))}` runs until done")
 
     def start(self, counter, loop: cst.While) -> Optional[int]:
         if not isinstance(counter, cst.Name):
