@@ -25,9 +25,10 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Set
 
 from tflint_perf.analysis import api
-from tflint_perf.analysis.api import Kind
+from tflint_perf.analysis.api import Kind, keras
 from tflint_perf.analysis.api import arraymath as am
 from tflint_perf.analysis.calls import CallGraph
+from tflint_perf.analysis.one_sample import several_outputs
 from tflint_perf.analysis.semantic import Binding, BindingKind, Scope, SemanticModel
 from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
@@ -417,7 +418,15 @@ class Arrays:
             value = self.sem.value_of(expr)
             return value is not None and self.model_output(value, depth + 1)
         if isinstance(expr, cst.Call):
-            return self.values.kind(expr.func) in (Kind.KERAS_MODEL, Kind.LAYER)
+            if self.values.kind(expr.func) in (Kind.KERAS_MODEL, Kind.LAYER):
+                return True
+            # ``model.predict(x)`` of a model built with several outputs: a list of them
+            func = expr.func
+            return (
+                isinstance(func, cst.Attribute)
+                and func.attr.value in keras.INFERENCE_METHODS
+                and several_outputs(self.ctx, expr)
+            )
         return False
 
     def _keyed(self, expr) -> bool:

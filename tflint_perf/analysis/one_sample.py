@@ -13,6 +13,7 @@ from typing import Optional
 
 from tflint_perf.analysis.api import keras
 from tflint_perf.analysis.samples import batch_of_one, built_with_rows
+from tflint_perf.analysis.semantic import SemanticModel
 from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
 from tflint_perf.engine.nodes import assigned_name
@@ -60,7 +61,28 @@ def _built_with_outputs(ctx, built) -> bool:
         return False
     outputs = [a.value for a in built.args if a.keyword is None][1:2]
     outputs += [a.value for a in built.args if a.keyword and a.keyword.value == "outputs"]
-    return any(isinstance(o, (cst.List, cst.Tuple)) and len(o.elements) > 1 for o in outputs)
+    return any(_several(ctx, o) for o in outputs)
+
+
+def _several(ctx, outputs) -> bool:
+    """A literal list of several outputs, or a list the code fills with them
+    (``heads = []`` ... ``heads.append(decode(fm))``)."""
+    if isinstance(outputs, (cst.List, cst.Tuple)):
+        return len(outputs.elements) > 1
+    sem = ctx.shared(SemanticModel)
+    changed = sem.changed_in_place()
+    filled = False
+    for _ in range(4):  # through aliases (``outs = heads``)
+        if not isinstance(outputs, cst.Name):
+            return False
+        filled = filled or outputs.value in changed
+        made = [b for b in sem.lookup_name(outputs) if b.plain]
+        if len(made) != 1:
+            return False
+        outputs = made[0].value
+        if isinstance(outputs, cst.List):
+            return filled
+    return False
 
 
 def _value_entering(ctx, sem, name, region: cst.CSTNode):
