@@ -330,12 +330,15 @@ def _mask(facts: LoopFacts, vec: Vectoriser, found: Verdict, use: List[str]) -> 
             _found(facts, "draws random numbers and stores them", "draws", "one at a time"),
             ["draw them all in one call and select with a boolean mask"],
         )
-    cond = vec.expression(sink.test)
+    select = found.op.node if isinstance(found.op.node, cst.IfExp) else None
+    test = sink.test if select is None else select.test
+    verb = verb if select is None else "selects"
+    cond = vec.expression(test)
     advice = list(use)
     if cond:
         advice.append(f"use a boolean mask (`{cond}`) or `np.where`")
     advice.append("use a boolean mask or `np.where` on whole arrays")
-    whats = _what(facts, [sink.test])
+    whats = _what(facts, [test])
     found_text = [f"Loop over `{facts.walk.var}` tests {w} and {verb} a value" for w in whats]
     return _Parts(found_text + _found(facts, f"tests and {verb}", f"tests and {verb}", ""), advice)
 

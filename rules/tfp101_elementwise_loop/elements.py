@@ -180,11 +180,23 @@ def _op_at(facts: LoopFacts, node) -> Optional[Op]:
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
         if uses(node.expression):
             return Op(OpKind.ARITH, "-", node)
+    if isinstance(node, cst.IfExp) and uses(node.test) and _selects(facts, node):
+        return Op(OpKind.MASK, "", node)  # ``a[i] if keep[i] else b[i]``: a select, np.where
     if isinstance(node, cst.Subscript) and node in facts.gathers:
         return Op(OpKind.GATHER, "", node)
     if isinstance(node, cst.Subscript) and node in facts.lookups:
         return Op(OpKind.LOOKUP, code(node.value), node)
     return None
+
+
+def _selects(facts: LoopFacts, choice: cst.IfExp) -> bool:
+    """Both branches pick data per element: an element, or an item of another
+    sequence at the loop's index (``real[i] if keep[i] else fake[i]``)."""
+    return all(
+        facts.uses_element(branch)
+        or (isinstance(branch, cst.Subscript) and facts.walk.var in facts.reads(branch.slice[0]))
+        for branch in (choice.body, choice.orelse)
+    )
 
 
 def _call_op(facts: LoopFacts, call: cst.Call) -> Optional[Op]:

@@ -233,6 +233,11 @@ class Lifter:
             if dims is None:
                 return None
             codes = [p.code for p in parts if p is not None]
+            if any(p.batched and not p.scalar for p in parts[1:] if p is not None):
+                # np.where broadcasts the test against the last axis, not per row
+                self.assumptions.append(
+                    f"the items chosen are numbers (rows need `{atom(codes[0])}[:, None]`)"
+                )
             return Lifted(f"{self.lib('where')}({', '.join(codes)})", dims)
         if isinstance(expr, cst.Call):
             from tflint_perf.analysis.lifting_calls import lift_call
