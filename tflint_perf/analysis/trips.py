@@ -34,6 +34,7 @@ from tflint_perf.analysis.estimates import (
 )
 from tflint_perf.analysis.index_bounds import indexes_a_literal, literal_length, read_as_record
 from tflint_perf.analysis.ladders import filled, while_estimate
+from tflint_perf.analysis.ranges import range_estimate
 from tflint_perf.analysis.semantic import (
     COMPREHENSIONS,
     LOOPS,
@@ -57,6 +58,7 @@ class Trips:
         self._cache: Dict[cst.CSTNode, Estimate] = {}
         self._generators: Optional[Set[Optional[cst.FunctionDef]]] = None
         self._calling: Set[cst.Call] = set()  # calls whose loops are being estimated
+        self.defaults = False  # ranges.py: a default counts, to tell a handful
         self.filling: Set[cst.Name] = set()  # lists whose filling loops are being estimated
 
     def of(self, loop: cst.CSTNode) -> Estimate:
@@ -237,7 +239,7 @@ class Trips:
         func = call.func
         name = func.value if isinstance(func, cst.Name) else None
         if name == "range":
-            return self._range(call, code)
+            return range_estimate(self, call, code)
         if name in ("enumerate", "reversed", "sorted", "list", "tqdm", "iter") and call.args:
             return self.iterable(call.args[0].value, depth + 1)
         if name == "zip" and call.args:
@@ -492,56 +494,6 @@ class Trips:
             return None
         return max(0, upper - lower)
 
-    def _range(self, call: cst.Call, code: Spelled) -> Estimate:
-        if not 1 <= len(call.args) <= 3 or any(a.keyword for a in call.args):
-            return UNKNOWN
-        if len(call.args) == 1 and self._dimensions(call.args[0].value):
-            return Estimate(Size.TINY, None, f"`{code}` counts the dimensions of an array")
-        bounds = [self.number(a.value) for a in call.args]
-        if all(b is not None for b in bounds):
-            numbers = [b for b in bounds if b is not None]
-            if len(numbers) == 3 and numbers[2] == 0:
-                return UNKNOWN
-            return counted(len(range(*numbers)), f"`{code}`")
-        stop = call.args[0].value if len(call.args) == 1 else call.args[1].value
-        if self._data_size(stop):
-            return Estimate(Size.DATA, None, f"one iteration per item of the data (`{code}`)")
-        return UNKNOWN
-
-    def _dimensions(self, expr, depth: int = 0) -> bool:
-        """``x.ndim``, ``len(x.shape)`` (or a name bound to one): an array's number of
-        dimensions, a handful."""
-        if isinstance(expr, cst.Name) and depth < 3:
-            value = self.sem.value_of(expr)
-            return value is not None and self._dimensions(value, depth + 1)
-        if isinstance(expr, cst.Attribute):
-            return expr.attr.value == "ndim"
-        return (
-            isinstance(expr, cst.Call)
-            and isinstance(expr.func, cst.Name)
-            and expr.func.value == "len"
-            and len(expr.args) == 1
-            and isinstance(expr.args[0].value, cst.Attribute)
-            and expr.args[0].value.attr.value == "shape"
-        )
-
-    def _data_size(self, expr: cst.BaseExpression) -> bool:
-        """``len(x)`` or ``x.shape[0]`` of an array, dataset or list that is not a literal."""
-        if (
-            isinstance(expr, cst.Call)
-            and isinstance(expr.func, cst.Name)
-            and expr.func.value == "len"
-            and expr.args
-        ):
-            inner = expr.args[0].value
-            return self.iterable(inner).size is not Size.TINY and not isinstance(
-                self.sem.value_of(inner) if isinstance(inner, cst.Name) else None,
-                (cst.List, cst.Tuple),
-            )
-        if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute):
-            return expr.value.attr.value == "shape"
-        return False
-
     def number(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[int]:
         """The int ``expr`` stands for: a literal, ``len`` of a literal, a name
         bound only to one of these, or arithmetic on them."""
@@ -556,9 +508,9 @@ class Trips:
             value = self.sem.value_of(expr)
             if value is not None:
                 return self.number(value, depth + 1)
-            # a count passed in: what every call here passes (``MLP(2, 3, 1)``); not a
-            # default alone, which callers elsewhere may override
-            passed = self.parameter_values(expr)
+            # a count passed in: what every call here passes (``MLP(2, 3, 1)``); a
+            # default alone only while ``defaults`` (ranges.py: to tell a handful)
+            passed = self.parameter_values(expr, uncalled=self.defaults)
             numbers = [self.number(v, depth + 1) for v in passed or ()]
             known = [n for n in numbers if n is not None]
             return max(known) if known and len(known) == len(numbers) else None
