@@ -22,11 +22,13 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 from tflint_perf.analysis.estimates import TINY, UNKNOWN, Estimate, Size, clip, counted
 from tflint_perf.analysis.semantic import BindingKind
 from tflint_perf.engine import cst
+from tflint_perf.engine.nodes import node_types
 
 if TYPE_CHECKING:
     from tflint_perf.analysis.trips import Trips
 
-_SCALING = (cst.MultiplyAssign, cst.DivideAssign, cst.FloorDivideAssign, cst.RightShiftAssign)
+# (names, not classes: LibCST loads only when a file is parsed)
+_SCALING = node_types("MultiplyAssign", "DivideAssign", "FloorDivideAssign", "RightShiftAssign")
 _NEAR_ONE = 1.1  # a literal factor within 10% of 1 may take hundreds of passes
 _FILLERS = ("append", "extend", "insert")
 

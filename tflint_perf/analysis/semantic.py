@@ -246,9 +246,10 @@ class SemanticModel:
             own = scope.bindings.get(made.name, ())
             if any(b.kind not in (BindingKind.MUTATION, BindingKind.AUGMENTED) for b in own):
                 continue
-            while scope is not None and scope is not made.scope:
-                scope = scope.parent
-            if scope is made.scope:
+            outer: Optional[Scope] = scope
+            while outer is not None and outer is not made.scope:
+                outer = outer.parent
+            if outer is made.scope:
                 out.append(change)
         return out
 
