@@ -539,6 +539,9 @@ KNOWN_FAILURES = {
     "TFP101/ok_default_of_sixteen.py:alias:all": (
         "TFP101 reports 1 on the near miss when the parameter is read through an alias (`a = taps`)"
     ),
+    "TFP103/ok_two_parts_appended.py:alias:all": (
+        "TFP103 reports 1 on the near miss when the list is read through an alias: another name for it may fill it unseen"
+    ),
     "TFP103/ok_few_iterations.py:range:all": (
         "TFP103 reports 1 on the near miss when `range(n)` is written `range(0, n)`"
     ),

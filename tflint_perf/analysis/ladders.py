@@ -20,6 +20,7 @@ import math
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from tflint_perf.analysis.estimates import TINY, UNKNOWN, Estimate, Size, clip, counted
+from tflint_perf.analysis.index_bounds import literal_length
 from tflint_perf.analysis.semantic import BindingKind
 from tflint_perf.engine import cst
 from tflint_perf.engine.nodes import node_types
@@ -43,16 +44,13 @@ def while_estimate(trips: "Trips", loop: cst.While) -> Estimate:
             start = trips.start(test.left, loop)
             if start is not None:
                 return counted(max(0, bound - start), f"`while {clip(trips.ctx.code(test))}`")
-        return ladder(trips, loop) or UNKNOWN
+        return ladder(trips, loop, test) or UNKNOWN
     return Estimate(Size.DATA, None, f"`while {clip(trips.ctx.code(test))}` runs until done")
 
 
-def ladder(trips: "Trips", loop: cst.While) -> Optional[Estimate]:
+def ladder(trips: "Trips", loop: cst.While, test: cst.Comparison) -> Optional[Estimate]:
     """``while x >= bound`` (any order comparison) whose body scales ``x`` by a
     factor every pass, and rebinds it no other way."""
-    test = loop.test
-    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
-        return None
     comparison = test.comparisons[0]
     if not isinstance(
         comparison.operator,
@@ -150,22 +148,26 @@ def filled(trips: "Trips", name: cst.Name) -> Optional[Estimate]:
 def _filled(trips: "Trips", name: cst.Name) -> Optional[Estimate]:
     sem = trips.sem
     found = sem.lookup_name(name)
-    made = [b for b in found if b.plain]
-    if len(made) != 1 or not isinstance(made[0].value, (cst.List, cst.Tuple)):
+    if not found:
         return None
-    start = made[0].value
-    if any(isinstance(e, cst.StarredElement) for e in start.elements):
+    # Every binding of the name in its scope: the one list it is made, and the
+    # statements adding to it (a read after a plain append sees only the append).
+    bindings = found[0].scope.bindings.get(name.value, [])
+    made = [b for b in bindings if b.kind not in (BindingKind.MUTATION, BindingKind.AUGMENTED)]
+    if len(made) != 1 or not made[0].plain or not isinstance(made[0].value, cst.List):
         return None
-    fills = [b for b in found if b is not made[0]]
-    if not fills or any(_passed(trips, read) for read in sem.references(made[0])):
+    total = literal_length(sem, made[0].value)
+    fills = [b for b in bindings if b is not made[0]]
+    if total is None or not fills:
+        return None
+    if any(_escapes(trips, read) for b in bindings for read in sem.references(b)):
         return None
     if sem.changed_unseen(made[0]):  # a nested function adds to it too
         return None
     outer = set(map(id, trips.loops_around(made[0].statement)))
-    total: Optional[int] = len(start.elements)
     reasons = []
     for fill in fills:
-        items = _added(fill, name.value)
+        items = _added(sem, fill, name.value)
         if items is None:
             return None
         loops = [loop for loop in trips.loops_around(fill.statement) if id(loop) not in outer]
@@ -187,13 +189,13 @@ def _filled(trips: "Trips", name: cst.Name) -> Optional[Estimate]:
     return counted(total, why) if total <= TINY else None
 
 
-def _added(fill, name: str) -> Optional[int]:
+def _added(sem, fill, name: str) -> Optional[int]:
     """How many items one filling statement adds: 1 for ``append``/``insert``, the
     literal's length for ``extend([...])``/``+= [...]``; None for anything else."""
     if fill.kind is BindingKind.AUGMENTED:
         statement = fill.statement
         if isinstance(statement, cst.AugAssign) and isinstance(statement.operator, cst.AddAssign):
-            return _literal_length(statement.value)
+            return literal_length(sem, statement.value)
         return None
     call = fill.value
     if not (
@@ -206,18 +208,12 @@ def _added(fill, name: str) -> Optional[int]:
     ):
         return None
     if call.func.attr.value == "extend":
-        return _literal_length(call.args[0].value) if len(call.args) == 1 else None
+        return literal_length(sem, call.args[0].value) if len(call.args) == 1 else None
     return 1
 
 
-def _literal_length(value) -> Optional[int]:
-    if isinstance(value, (cst.List, cst.Tuple)) and not any(
-        isinstance(e, cst.StarredElement) for e in value.elements
-    ):
-        return len(value.elements)
-    return None
-
-
-def _passed(trips: "Trips", read: cst.Name) -> bool:
-    """``fill(xs)``: a call given the list may add to it where this module cannot see."""
-    return isinstance(trips.ctx.parent(read), cst.Arg)
+def _escapes(trips: "Trips", read: cst.Name) -> bool:
+    """``fill(xs)``, ``alias = xs``: a call given the list, or another name for it,
+    may add to it where the list's own bindings do not show."""
+    parent = trips.ctx.parent(read)
+    return isinstance(parent, cst.Arg) or (isinstance(parent, cst.Assign) and parent.value is read)

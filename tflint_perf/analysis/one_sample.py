@@ -13,7 +13,7 @@ from typing import Optional
 
 from tflint_perf.analysis.api import keras
 from tflint_perf.analysis.samples import batch_of_one, built_with_rows
-from tflint_perf.analysis.semantic import SemanticModel
+from tflint_perf.analysis.semantic import BindingKind, SemanticModel
 from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
 from tflint_perf.engine.nodes import assigned_name
@@ -70,15 +70,16 @@ def _several(ctx, outputs) -> bool:
     if isinstance(outputs, (cst.List, cst.Tuple)):
         return len(outputs.elements) > 1
     sem = ctx.shared(SemanticModel)
-    changed = sem.changed_in_place()
     filled = False
     for _ in range(4):  # through aliases (``outs = heads``)
         if not isinstance(outputs, cst.Name):
             return False
-        filled = filled or outputs.value in changed
-        made = [b for b in sem.lookup_name(outputs) if b.plain]
+        found = sem.lookup_name(outputs)  # the appends reaching it included
+        filled = filled or any(b.kind is BindingKind.MUTATION for b in found)
+        made = [b for b in found if b.plain]
         if len(made) != 1:
             return False
+        filled = filled or bool(sem.changed_unseen(made[0]))  # appended by a helper
         outputs = made[0].value
         if isinstance(outputs, cst.List):
             return filled

@@ -33,11 +33,8 @@ def range_estimate(trips: "Trips", call: cst.Call, code: Spelled) -> Estimate:
         if len(numbers) == 3 and numbers[2] == 0:
             return UNKNOWN
         return counted(len(range(*numbers)), f"`{code}`")
-    trips.defaults = True  # only to tell a handful: a default no call here overrides
-    try:
-        bounds = [trips.number(a.value) for a in call.args]
-    finally:
-        trips.defaults = False
+    # only to tell a handful: a default no call here overrides
+    bounds = [trips.number(a.value, defaults=True) for a in call.args]
     if all(b is not None for b in bounds) and (len(bounds) < 3 or bounds[2]):
         count = len(range(*[b for b in bounds if b is not None]))
         if count <= TINY:

@@ -58,7 +58,6 @@ class Trips:
         self._cache: Dict[cst.CSTNode, Estimate] = {}
         self._generators: Optional[Set[Optional[cst.FunctionDef]]] = None
         self._calling: Set[cst.Call] = set()  # calls whose loops are being estimated
-        self.defaults = False  # ranges.py: a default counts, to tell a handful
         self.filling: Set[cst.Name] = set()  # lists whose filling loops are being estimated
 
     def of(self, loop: cst.CSTNode) -> Estimate:
@@ -494,24 +493,27 @@ class Trips:
             return None
         return max(0, upper - lower)
 
-    def number(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[int]:
+    def number(
+        self, expr: cst.BaseExpression, depth: int = 0, defaults: bool = False
+    ) -> Optional[int]:
         """The int ``expr`` stands for: a literal, ``len`` of a literal, a name
-        bound only to one of these, or arithmetic on them."""
+        bound only to one of these, or arithmetic on them. ``defaults``: a parameter
+        no call in the module passes stands for its default."""
         if depth > _DEPTH:
             return None
         if isinstance(expr, cst.Integer):
             return int(expr.evaluated_value)
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
-            inner = self.number(expr.expression, depth + 1)
+            inner = self.number(expr.expression, depth + 1, defaults)
             return -inner if inner is not None else None
         if isinstance(expr, (cst.Name, cst.Attribute)):
             value = self.sem.value_of(expr)
             if value is not None:
-                return self.number(value, depth + 1)
+                return self.number(value, depth + 1, defaults)
             # a count passed in: what every call here passes (``MLP(2, 3, 1)``); a
-            # default alone only while ``defaults`` (ranges.py: to tell a handful)
-            passed = self.parameter_values(expr, uncalled=self.defaults)
-            numbers = [self.number(v, depth + 1) for v in passed or ()]
+            # default alone only with ``defaults`` (ranges.py: to tell a handful)
+            passed = self.parameter_values(expr, uncalled=defaults)
+            numbers = [self.number(v, depth + 1, defaults) for v in passed or ()]
             known = [n for n in numbers if n is not None]
             return max(known) if known and len(known) == len(numbers) else None
         if isinstance(expr, cst.Subscript) and shape_axis(expr) is not None:
@@ -529,7 +531,8 @@ class Trips:
             items = self.iterable(expr.args[0].value, depth + 1)
             return items.count if items.size is Size.TINY else None
         if isinstance(expr, cst.BinaryOperation):
-            left, right = self.number(expr.left, depth + 1), self.number(expr.right, depth + 1)
+            left = self.number(expr.left, depth + 1, defaults)
+            right = self.number(expr.right, depth + 1, defaults)
             if left is None or right is None:
                 return None
             op = expr.operator
