@@ -204,3 +204,33 @@ def test_a_variant_that_moves_random_draws_is_judged_by_the_seeds_spread(fixed, 
                 "more than the original's results move under another seed (0.1)"
                 in (result["equal_note"])
             )
+
+
+class _TimingWorker(_SeededWorker):
+    repeats, timeout, budget = 7, 400.0, 30.0
+
+
+def test_the_budget_buys_extra_pairs_after_the_minimum_even_when_pairs_are_slow(monkeypatch):
+    """Runs of 3 s (a clock of our own): the seven required pairs take 42 s, longer than the
+    budget itself, and an ambiguous speedup still gets the budget's worth of extra pairs (slow
+    code is where seven pairs, whose interval is their whole range, decide least)."""
+    import types
+
+    from tflint_perf.verify import measure
+
+    clock = {"now": 0.0, "baseline": 0}
+    monkeypatch.setattr(measure, "time", types.SimpleNamespace(perf_counter=lambda: clock["now"]))
+
+    def baseline():
+        clock["now"] += 3.0
+        clock["baseline"] += 1
+        return (3.0 if clock["baseline"] % 2 else 3.3), 0.0  # ratios 1.0 and 1.1: ambiguous
+
+    def fixed():
+        clock["now"] += 3.0
+        return 3.0, 0.0
+
+    timed = measure.Measurement(_TimingWorker(), baseline, fixed, _NoState()).timed_pairs()
+    ratios = stats.ratios(timed["baseline_times"], timed["fixed_times"])
+    assert stats.decide(ratios)[0] == stats.AMBIGUOUS
+    assert timed["repeats"] == 13  # 7 required (42 s), then 30 s more: 6 pairs of 6 s, one over

@@ -20,8 +20,8 @@ Order, per finding:
 3. one unseeded warm-up each (seeding clears TensorFlow's caches), then
    timed pairs alternating which variant goes first: at least ``repeats``,
    more for fast code until ``MIN_TIMED_S`` was timed; then, while the
-   per-pair speedups do not decide (``stats.decide``), more pairs up to
-   ``budget`` seconds (at most ``MAX_PAIRS``), within half the time limit.
+   per-pair speedups do not decide (``stats.decide``), more pairs for up to
+   ``budget`` seconds more (at most ``MAX_PAIRS``), within half the time limit.
    The machine's load average is recorded before and after.
 """
 
@@ -215,7 +215,8 @@ class Measurement:
     def timed_pairs(self) -> dict:
         start = time.perf_counter()
         deadline = start + self.worker.timeout * 0.5
-        budget_end = start + getattr(self.worker, "budget", 30.0)
+        budget = getattr(self.worker, "budget", 30.0)
+        budget_end: Optional[float] = None  # the extra pairs' budget starts after the minimum
         load_before = stats.load_average()
         self.one("baseline")
         self.one("fixed")
@@ -229,6 +230,8 @@ class Measurement:
             spent = sum(times["baseline"]) + sum(times["fixed"])
             now = time.perf_counter()
             if pairs >= self.worker.repeats and spent >= MIN_TIMED_S or pairs >= STEADY_PAIRS:
+                if budget_end is None:
+                    budget_end = now + budget
                 decided = stats.decide(stats.ratios(times["baseline"], times["fixed"]))[0]
                 if decided != stats.AMBIGUOUS or pairs >= MAX_PAIRS or now > budget_end:
                     break
