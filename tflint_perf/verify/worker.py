@@ -254,15 +254,18 @@ class Worker:
             namespace.update(ipython_names())
         return namespace
 
-    def run_main(self, code, namespace) -> None:
-        """Execute module code as ``__main__`` (sys.argv, sys.modules set up)."""
+    def run_main(self, code, namespace) -> float:
+        """Execute module code as ``__main__`` (sys.argv, sys.modules set up); the seconds the
+        code itself ran (the set-up, a copy of the namespace, is not the code's)."""
         module = types.ModuleType("__main__")
         module.__dict__.update(namespace)
         saved_main, saved_argv = sys.modules.get("__main__"), sys.argv
         sys.modules["__main__"] = module
         sys.argv = [self.script]
         try:
+            start = time.perf_counter()
             exec(code, namespace)
+            return time.perf_counter() - start
         finally:
             sys.argv = saved_argv
             if saved_main is not None:
