@@ -99,6 +99,13 @@ class BatchSizeOne:
             self.uses.values.kind(consumer.func.value) is not Kind.UNKNOWN
         ):
             return Silent(arg, Reason.OTHER_LIBRARY, "not fed to a Keras model")
+        if not _iterated_by_batches(consumer):
+            return Silent(
+                arg,
+                Reason.UNSAFE_TO_TELL,
+                "it may make an array of one sample, which Keras batches itself: nothing "
+                "says Keras takes its batches one per step (a `*_generator` method, `steps=`)",
+            )
         if stateful_model(self.ctx, consumer.func.value):
             return Silent(arg, Reason.DELIBERATE, "a stateful RNN fixes its batch size")
         producer = clip(self.ctx.code(call.func), 30)
@@ -110,6 +117,17 @@ class BatchSizeOne:
         )
         detail = f"`{method}()` at {line} iterates what it produces.\n" + _detail(method)
         return Report(call, headline, detail)
+
+
+def _iterated_by_batches(consumer: cst.Call) -> bool:
+    """Keras reads what it is given batch by batch, as made: a generator method, or a step count."""
+    assert isinstance(consumer.func, cst.Attribute)
+    if consumer.func.attr.value in tfdata.KERAS_GENERATOR_METHODS:
+        return True
+    return any(
+        a.keyword is not None and a.keyword.value in tfdata.STEP_COUNT_KEYWORDS
+        for a in consumer.args
+    )
 
 
 def _detail(method: str) -> str:

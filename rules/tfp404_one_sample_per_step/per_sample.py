@@ -234,9 +234,15 @@ class PerSample:
                 )
         return None
 
-    def _infers(self, call: cst.Call, model: Optional[str]) -> bool:
-        if self.summaries.effects_of(call) & Effect.INFERENCE:
+    def _infers(self, call: cst.Call, model: Optional[str], depth: int = 0) -> bool:
+        """``call`` gives the model's output: an inference call, or a function of the module
+        that returns one (running inference inside is not enough: a training step that
+        predicts on the way returns its losses, and ``[0]`` of those is not a sample)."""
+        if self.summaries.direct_effects(call) & Effect.INFERENCE:
             return True
+        targets = self.summaries.graph.resolve(call)
+        if targets:
+            return depth < 3 and any(self._returns_output(t, model, depth + 1) for t in targets)
         func = call.func  # the same object the training call trains (of unknown kind)
         return (
             isinstance(func, cst.Attribute)
@@ -244,6 +250,18 @@ class PerSample:
             and model is not None
             and dotted(func.value) == model
         )
+
+    def _returns_output(self, func: cst.FunctionDef, model: Optional[str], depth: int) -> bool:
+        for node in descendants(func.body, skip_scopes=True):
+            if isinstance(node, cst.Return) and node.value is not None:
+                value = node.value
+                call = self.sem.value_of(value) if isinstance(value, cst.Name) else value
+                while isinstance(call, cst.Call) and not self._infers(call, model, depth):
+                    func_ = call.func  # model(x).numpy(), predict(x).copy()
+                    call = func_.value if isinstance(func_, cst.Attribute) else None
+                if isinstance(call, cst.Call):
+                    return True
+        return False
 
     def _independent(self, loop: cst.CSTNode, data: cst.BaseExpression, region=None) -> bool:
         """The samples come from a collection the loop walks (its target, or a

@@ -216,6 +216,11 @@ KERAS_DATA_METHODS = words(
     "fit evaluate predict fit_generator evaluate_generator predict_generator"
 )
 KERAS_TRAIN_METHODS = words("fit fit_generator")
+# Where Keras is handed batches made elsewhere, one per step: the methods that take only
+# generators and Sequences, and the keywords that count the steps of one (arrays need
+# neither: Keras batches an array itself, whatever size its maker gave it).
+KERAS_GENERATOR_METHODS = words("fit_generator evaluate_generator predict_generator")
+STEP_COUNT_KEYWORDS = words("steps steps_per_epoch validation_steps")
 # Where those methods take data besides their first positional argument.
 DATA_KEYWORDS = words("x validation_data generator")
 # Keywords only Keras' ``fit``/``evaluate``/``predict`` take (scikit-learn,
