@@ -254,8 +254,14 @@ class PerSample:
     def _returns_output(self, func: cst.FunctionDef, model: Optional[str], depth: int) -> bool:
         for node in descendants(func.body, skip_scopes=True):
             if isinstance(node, cst.Return) and node.value is not None:
-                value = node.value
-                call = self.sem.value_of(value) if isinstance(value, cst.Name) else value
+                call: Optional[cst.BaseExpression] = node.value
+                for _ in range(4):  # ``return q[0]``, ``q = model.predict(s); return q``
+                    if isinstance(call, cst.Subscript):
+                        call = call.value
+                    elif isinstance(call, cst.Name):
+                        call = self.sem.value_of(call)
+                    else:
+                        break
                 while isinstance(call, cst.Call) and not self._infers(call, model, depth):
                     func_ = call.func  # model(x).numpy(), predict(x).copy()
                     call = func_.value if isinstance(func_, cst.Attribute) else None
