@@ -25,6 +25,9 @@ class Estimate:
     size: Size
     count: Optional[int] = None  # the number of iterations, when the source spells it
     why: str = ""  # what the estimate rests on, for messages and ``tflint-perf why``
+    # A person paces the loop (it waits on ``input()``): tiny however many iterations it has,
+    # and so is all that runs inside it.
+    paced: bool = False
 
     @property
     def tiny(self) -> bool:

@@ -45,8 +45,12 @@ from tflint_perf.analysis.semantic import (
 from tflint_perf.analysis.shapes import is_shape, literal_number, shape_axis
 from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
+from tflint_perf.engine.walk import descendants
 
 _DEPTH = 6  # names, parameters and calls followed to a size
+PACED = Estimate(
+    Size.TINY, None, "each iteration waits on `input()`: a person paces it", paced=True
+)
 _DATA_KINDS = (Kind.DATASET, Kind.ITERATOR, Kind.ARRAY, Kind.TENSOR)
 
 
@@ -71,17 +75,22 @@ class Trips:
         """How often ``node`` runs per run of its scope: all loops around it together."""
         total: Optional[int] = 1
         reasons = []
+        paced: Optional[Estimate] = None  # a loop a person paces: tiny however long it runs
         for loop in self.loops_around(node):
             each = capped(self, loop, node, self.of(loop))
             if each.size is Size.DATA:
                 return each
-            if each.size is Size.UNKNOWN or each.count is None or total is None:
+            if each.paced:
+                paced = each
+            elif each.size is Size.UNKNOWN or each.count is None or total is None:
                 total = None
             else:
                 total *= each.count
             reasons.append(each.why)
         if not reasons:
             return Estimate(Size.TINY, 1, "not in a loop")
+        if paced is not None:
+            return paced
         if total is None:
             return UNKNOWN
         size = Size.TINY if total <= TINY else Size.DATA
@@ -135,6 +144,8 @@ class Trips:
     # -- one loop -----------------------------------------------------------------
     def _estimate(self, loop: cst.CSTNode) -> Estimate:
         if isinstance(loop, cst.While):
+            if self._waits_on_a_person(loop):
+                return PACED
             return while_estimate(self, loop)
         if isinstance(loop, COMPREHENSIONS):
             names = self._unpacked_into(loop)
@@ -150,12 +161,32 @@ class Trips:
                 estimate = times(estimate, more)
                 inner = inner.inner_for_in
             return estimate
+        if isinstance(loop, cst.For) and self._waits_on_a_person(loop):
+            return PACED
         if isinstance(loop, cst.For):
             estimate = self.iterable(loop.iter)
             if estimate.size is not Size.TINY:
                 return indexes_a_literal(self.ctx, self.sem, loop) or estimate
             return estimate
         return UNKNOWN
+
+    def _waits_on_a_person(self, loop: cst.CSTNode) -> bool:
+        """Every iteration calls the builtin ``input()`` (in a simple statement of the loop's
+        own body, not under a branch): however many iterations, a person answering each one
+        paces the loop, and the per-iteration overhead of anything in it goes unseen."""
+        body = getattr(loop, "body", None)
+        for stmt in getattr(body, "body", ()):
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for node in descendants(stmt, skip_scopes=True):
+                if (
+                    isinstance(node, cst.Call)
+                    and isinstance(node.func, cst.Name)
+                    and node.func.value == "input"
+                    and not self.sem.lookup_name(node.func)
+                ):
+                    return True
+        return False
 
     def _changed_unseen(self, name) -> bool:
         made = self.sem.lookup_name(name)
