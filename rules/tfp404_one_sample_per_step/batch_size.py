@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Iterator, Optional
 
 from tflint_perf.analysis.api import Kind, tfdata
+from tflint_perf.analysis.calls import CallGraph
 from tflint_perf.analysis.dataset_use import DatasetUse, UseKind, keras_data_args
 from tflint_perf.analysis.datasets import Pipelines
 from tflint_perf.analysis.samples import batch_of_one
@@ -19,6 +20,7 @@ from tflint_perf.analysis.trips import Trips
 from tflint_perf.engine import cst
 from tflint_perf.engine.headline import fit_headline
 from tflint_perf.engine.reasons import Reason
+from tflint_perf.engine.walk import descendants
 from tflint_perf.rules.tfp404_one_sample_per_step.stateful import stateful_model
 from tflint_perf.rules.tfp404_one_sample_per_step.verdicts import (
     Report,
@@ -83,6 +85,22 @@ class BatchSizeOne:
         )
         return Report(arg, headline, _detail(method))
 
+    def _makes_batches(self, call: cst.Call) -> bool:
+        """``call`` makes batches one at a time: a Keras maker of batches (itself, or a method of
+        one), or a generator function of the module."""
+        makers = [call]
+        if isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name):
+            receiver = self.uses.sem.value_of(call.func.value)
+            if isinstance(receiver, cst.Call):
+                makers.append(receiver)
+        if any((self.ctx.call_name(c) or "").startswith(tfdata.KERAS_BATCH_MAKERS) for c in makers):
+            return True
+        return any(
+            isinstance(node, cst.Yield)
+            for func in self.ctx.shared(CallGraph).resolve(call)
+            for node in descendants(func.body, skip_scopes=True)
+        )
+
     def _not_array(self, data: cst.BaseExpression) -> bool:
         return self.uses.values.kind(data) in _NOT_ARRAYS or bool(self.pipelines.datasets(data))
 
@@ -99,12 +117,13 @@ class BatchSizeOne:
             self.uses.values.kind(consumer.func.value) is not Kind.UNKNOWN
         ):
             return Silent(arg, Reason.OTHER_LIBRARY, "not fed to a Keras model")
-        if not _iterated_by_batches(consumer):
+        if not (self._makes_batches(call) or _iterated_by_batches(consumer)):
             return Silent(
                 arg,
                 Reason.UNSAFE_TO_TELL,
                 "it may make an array of one sample, which Keras batches itself: nothing "
-                "says Keras takes its batches one per step (a `*_generator` method, `steps=`)",
+                "says it makes batches one at a time (a Keras batch maker, a generator "
+                "function, a `*_generator` method, `steps=`)",
             )
         if stateful_model(self.ctx, consumer.func.value):
             return Silent(arg, Reason.DELIBERATE, "a stateful RNN fixes its batch size")

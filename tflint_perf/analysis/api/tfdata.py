@@ -221,6 +221,9 @@ KERAS_TRAIN_METHODS = words("fit fit_generator")
 # neither: Keras batches an array itself, whatever size its maker gave it).
 KERAS_GENERATOR_METHODS = words("fit_generator evaluate_generator predict_generator")
 STEP_COUNT_KEYWORDS = words("steps steps_per_epoch validation_steps")
+# Keras' own makers of batches (``TimeseriesGenerator``, ``ImageDataGenerator().flow*``):
+# what they make is read a batch per step.
+KERAS_BATCH_MAKERS = "keras.preprocessing."
 # Where those methods take data besides their first positional argument.
 DATA_KEYWORDS = words("x validation_data generator")
 # Keywords only Keras' ``fit``/``evaluate``/``predict`` take (scikit-learn,
