@@ -191,13 +191,18 @@ class LoopFacts(ElementReads):
 
     def _ragged_results(self) -> None:
         """``out.append(y[k][y[k, :, 1] > t])``: each row filtered by its own mask keeps
-        a different number of values; the results do not stack into one array."""
+        a different number of values; ``[np.arange(n) for n in sizes]``: each element
+        sets the length of what is made. The results do not stack into one array."""
         for sink in self.sinks:
             if sink.kind not in (SinkKind.APPEND, SinkKind.ELEMENT) or sink.value is None:
                 continue
             value = sink.value
             if isinstance(value, cst.Name) and value.value in self.derived:
                 value = self.derived[value.value]
+            sized = self._sized_by_element(value)
+            if sized is not None:
+                self.block(Blocker.RAGGED, sized)
+                return
             if isinstance(value, cst.Subscript) and any(
                 isinstance(e.slice, cst.Index)
                 and isinstance(e.slice.value, cst.Comparison)
@@ -206,6 +211,21 @@ class LoopFacts(ElementReads):
             ):
                 self.block(Blocker.RAGGED, value)
                 return
+
+    def _sized_by_element(self, value) -> Optional[cst.Call]:
+        """A constructor in ``value`` whose length comes from an element."""
+        for node in value_nodes(value):
+            if not isinstance(node, cst.Call):
+                continue
+            qual = self.ctx.call_name(node) or ""
+            if not qual.startswith(am.ROOTS) and qual != "range":
+                continue
+            where = am.SIZE_ARGUMENTS.get(qual.rsplit(".", 1)[-1], ())
+            for k, arg in enumerate(node.args):
+                key = arg.keyword.value if arg.keyword is not None else k
+                if key in where and self.uses_element(arg.value):
+                    return node
+        return None
 
     def _nested_loops(self) -> None:
         """Inner ``for`` loops over ranges or over elements add index/element names."""

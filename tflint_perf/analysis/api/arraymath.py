@@ -247,3 +247,18 @@ SEQUENCE_NAMES = re.compile(r"seq|token|word|sentence|review|text|doc|ids$|indic
 CHANNEL_NAMES = ("channel",)
 # Calls that make a new array of a given size (not from data).
 CONSTRUCTORS = words("zeros ones empty full eye identity arange range linspace fill")
+# Where each constructor takes what sets its length (positions, keywords): an
+# element passed there makes results of different lengths per element.
+_SIZE_ANY = tuple(range(3))
+SIZE_ARGUMENTS: Dict[str, tuple] = {
+    "arange": (*_SIZE_ANY, "start", "stop", "step", "limit", "delta"),
+    "range": (*_SIZE_ANY, "start", "limit", "delta"),
+    "linspace": (2, "num"),
+    "zeros": (0, "shape"),
+    "ones": (0, "shape"),
+    "empty": (0, "shape"),
+    "full": (0, "shape", "dims"),
+    "fill": (0, "dims"),
+    "eye": (0, 1, "N", "M", "num_rows", "num_columns"),
+    "identity": (0, "n"),
+}
