@@ -23,6 +23,7 @@ from tflint_perf.analysis.agent_classes import AGENT_METHODS, AgentClasses
 from tflint_perf.analysis.api import Effect, Kind
 from tflint_perf.analysis.api.steps import HEAVY_OPS, NEW_GRAPHS, TF1_GRAPH_PARTS, TF1_INITIALIZERS
 from tflint_perf.analysis.cadence import rare_guard
+from tflint_perf.analysis.execution import exclusive_branches
 from tflint_perf.analysis.exports import defined_in
 from tflint_perf.analysis.reach import Reach
 from tflint_perf.analysis.steps import tensorflow_alias
@@ -271,6 +272,18 @@ class GraphGrowth:
             if not eager:
                 self.rule.silent(
                     ops[0], Reason.RUNS_ONCE, "its ops are built on the first call only"
+                )
+                continue
+            runs = [
+                c
+                for c in facts.graph.calls_in(func)
+                if facts.summaries.effects_of(c) & Effect.RUNS_GRAPH
+            ]
+            if runs and all(exclusive_branches(self.ctx, op, r) for op in eager for r in runs):
+                self.rule.silent(
+                    eager[0],
+                    Reason.OTHER_BRANCH,
+                    "one branch builds the ops, another runs the graph: no call does both",
                 )
                 continue
             parts = {TF1_GRAPH_PARTS.get(self.ctx.call_name(c) or "") for c in eager}
