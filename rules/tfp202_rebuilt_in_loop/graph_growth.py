@@ -22,7 +22,7 @@ from typing import Dict, List, Set
 from tflint_perf.analysis.agent_classes import AGENT_METHODS, AgentClasses
 from tflint_perf.analysis.api import Effect, Kind
 from tflint_perf.analysis.api.steps import HEAVY_OPS, NEW_GRAPHS, TF1_GRAPH_PARTS, TF1_INITIALIZERS
-from tflint_perf.analysis.cadence import rare_guard
+from tflint_perf.analysis.cadence import once_per_run, rare_guard
 from tflint_perf.analysis.execution import exclusive_branches
 from tflint_perf.analysis.exports import defined_in
 from tflint_perf.analysis.reach import Reach
@@ -56,8 +56,8 @@ class GraphGrowth:
         known = self._runs.get(loop)
         if known is None:
             summaries = self.facts.summaries
-            known = self._runs[loop] = any(
-                summaries.effects_of(c) & Effect.RUNS_GRAPH
+            known = self._runs[loop] = any(  # a run on one iteration only is no step loop
+                summaries.effects_of(c) & Effect.RUNS_GRAPH and not once_per_run(self.ctx, c, loop)
                 for c in self.facts.calls_under(loop.body)
             )
         return known
@@ -72,7 +72,7 @@ class GraphGrowth:
         if not self.runs_graph(loop):
             if ops:
                 self.rule.silent(
-                    ops[0], Reason.RUNS_ONCE, "the loop builds the graph, no run in it"
+                    ops[0], Reason.RUNS_ONCE, "the loop builds the graph, runs it on one iteration at most"
                 )
             return False
         calls = facts.calls_under(loop.body)

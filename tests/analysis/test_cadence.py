@@ -95,6 +95,13 @@ def test_where_the_period_sits_in_the_test(test, every):
         ("for step in range(1, 100000):", ("if step == 0:", "|work()"), False),
         ("for step in range(100000):", ("if other == 0:", "|work()"), False),
         ("for step in range(100000):", ("if step == 0:", "|pass", "else:", "|work()"), False),
+        # one key of a mapping, which never repeats, against a value fixed before the loop
+        ("for key, v in other.items():", ("if key == xs[-1]:", "|work()"), True),
+        ("for k, (key, v) in enumerate(other.items()):", ("if key is n:", "|work()"), True),
+        ("for key in other.keys():", ("if n == key:", "|work()"), True),
+        ("for key, v in other.items():", ("if v == n:", "|work()"), False),  # values repeat
+        ("for key in xs:", ("if key == n:", "|work()"), False),  # a list's items may repeat
+        ("for key, v in other.items():", ("last = v", "if key == last:", "|work()"), False),
     ],
 )
 def test_code_that_runs_once_per_run_of_its_loop(header, lines, once):

@@ -16,8 +16,9 @@ from __future__ import annotations
 from typing import Callable, Iterator, Optional, Tuple, Union, cast
 
 from tflint_perf.analysis.api.steps import END_OF_DATA
-from tflint_perf.analysis.semantic import LOOPS, SCOPE_NODES
+from tflint_perf.analysis.semantic import LOOPS, SCOPE_NODES, SemanticModel
 from tflint_perf.engine import cst
+from tflint_perf.engine.names import dotted
 from tflint_perf.engine.nodes import assigned_name, is_true
 from tflint_perf.engine.walk import descendants
 
@@ -54,7 +55,6 @@ def now_and_then(ctx, node: cst.CSTNode) -> Optional[str]:
     ``save = step % every == 0``; ``if save:``), a throttle, or the handler for the
     end of the data. None when it runs on every iteration that reaches it."""
     from tflint_perf.analysis.estimates import TINY
-    from tflint_perf.analysis.semantic import SemanticModel
     from tflint_perf.analysis.trips import Trips
 
     sem: SemanticModel = ctx.shared(SemanticModel)
@@ -111,6 +111,7 @@ def once_per_run(ctx, node: cst.CSTNode, loop: cst.CSTNode) -> bool:
                 _exits(ctx, parent.test, exits)
                 or _raises_exit(parent.body, exits)
                 or _first(ctx, parent.test, loop)
+                or _one_key(ctx, parent.test, loop)
             ):
                 return True
         child = parent
@@ -166,6 +167,45 @@ def _first(ctx, test, loop: cst.CSTNode) -> bool:
         first = target.elements[0].value
         return isinstance(first, cst.Name) and first.value == names[0]
     return False
+
+
+def _one_key(ctx, test, loop: cst.CSTNode) -> bool:
+    """``key == last`` where ``key`` walks the keys of a mapping (``for key, v in
+    d.items()``, ``d.keys()``, possibly under ``enumerate``), which never repeat, and
+    ``last`` is computed from nothing the loop binds: it holds on one iteration."""
+    if not (
+        isinstance(loop, cst.For)
+        and isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, (cst.Equal, cst.Is))
+    ):
+        return False
+    key = _key_target(loop.target, loop.iter)
+    if key is None:
+        return False
+    sides = (test.left, test.comparisons[0].comparator)
+    bound = {b.name for b in ctx.shared(SemanticModel).bindings_in(loop)}
+    for this, other in (sides, sides[::-1]):
+        if isinstance(this, cst.Name) and this.value == key:
+            return not set(ctx.shared(SemanticModel).reads(other)) & bound
+    return False
+
+
+def _key_target(target, iterable) -> Optional[str]:
+    """The name a ``for`` target gives each key of a mapping it walks."""
+    if isinstance(iterable, cst.Call) and dotted(iterable.func) == "enumerate":
+        if not (iterable.args and isinstance(target, cst.Tuple) and len(target.elements) == 2):
+            return None
+        return _key_target(target.elements[1].value, iterable.args[0].value)
+    if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute)):
+        return None
+    method = iterable.func.attr.value
+    if method == "keys" and isinstance(target, cst.Name):
+        return target.value
+    if method == "items" and isinstance(target, cst.Tuple) and target.elements:
+        first = target.elements[0].value
+        return first.value if isinstance(first, cst.Name) else None
+    return None
 
 
 def _leaves(block) -> bool:
