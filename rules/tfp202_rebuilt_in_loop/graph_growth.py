@@ -72,7 +72,9 @@ class GraphGrowth:
         if not self.runs_graph(loop):
             if ops:
                 self.rule.silent(
-                    ops[0], Reason.RUNS_ONCE, "the loop builds the graph, runs it on one iteration at most"
+                    ops[0],
+                    Reason.RUNS_ONCE,
+                    "the loop builds the graph, runs it on one iteration at most",
                 )
             return False
         calls = facts.calls_under(loop.body)
