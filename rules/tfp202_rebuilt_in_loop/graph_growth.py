@@ -17,12 +17,12 @@ that builds a whole network in the default graph called once per trial.
 
 from __future__ import annotations
 
-from typing import Dict, List, Set
+from typing import Dict, List, Optional, Set
 
 from tflint_perf.analysis.agent_classes import AGENT_METHODS, AgentClasses
 from tflint_perf.analysis.api import Effect, Kind
 from tflint_perf.analysis.api.steps import HEAVY_OPS, NEW_GRAPHS, TF1_GRAPH_PARTS, TF1_INITIALIZERS
-from tflint_perf.analysis.cadence import once_per_run, rare_guard
+from tflint_perf.analysis.cadence import every_n, once_per_run, rare_guard
 from tflint_perf.analysis.execution import exclusive_branches
 from tflint_perf.analysis.exports import defined_in
 from tflint_perf.analysis.reach import Reach
@@ -40,7 +40,10 @@ GROWS = (
     "The graph grows with every iteration and each `sess.run` gets slower. Create the ops "
     "once, before the loop (feed what changes through a placeholder), and only run them inside."
 )
+GROWS_NOW_AND_THEN = GROWS.replace("with every iteration", "by a copy each time")
 MIN_TRIALS = 3  # as for Keras searches: two graphs left behind do not matter
+MIN_COPIES = 100  # copies of ops built now and then that make a graph grow for real
+GROWTH_PERIOD = 1000  # steps between copies, the count unknown: a few copies per long run
 
 
 class GraphGrowth:
@@ -83,6 +86,12 @@ class GraphGrowth:
         if not ops:
             self.rule.silent(loop, Reason.NOT_WORK, "it only runs ops built before it")
             return False
+        rare = {op: why for op in ops for why in [self._rarely(loop, op)] if why is not None}
+        for op, why in rare.items():  # a few copies over a whole training run
+            self.rule.silent(op, Reason.RARELY, f"built now and then: {why}")
+        ops = [op for op in ops if op not in rare]
+        if not ops:
+            return False
         quiet = self._construction_loop(loop)
         varying = facts.varying(loop)
         if quiet is None and self._builds_per_call(loop):
@@ -108,6 +117,21 @@ class GraphGrowth:
         for _statement, found in by_statement.items():
             self._report_ops(loop, found)
         return True
+
+    def _rarely(self, loop: Loop, op: cst.Call) -> Optional[str]:
+        """Why ``op`` is built on few iterations of ``loop`` (None: on many): under a
+        throttle, or a period that leaves fewer than ``MIN_COPIES`` copies over the
+        loop's known count (``if i % 100 == 0`` in 9,900 steps: 99), or, the count
+        unknown, a period of at least ``GROWTH_PERIOD`` steps."""
+        why = rare_guard(self.ctx, op)
+        period = every_n(self.ctx, op)
+        if why is None or period is None:
+            return why
+        body = getattr(loop, "body", None)
+        count = self.facts.trips.repeats(body).count if body is not None else None
+        if count is not None:
+            return why if count // period[1] < MIN_COPIES else None
+        return why if period[1] >= GROWTH_PERIOD else None
 
     def _called_hot(self, func: cst.FunctionDef) -> bool:
         """A loop of many iterations runs ``func`` (through any helpers)."""
@@ -236,15 +260,22 @@ class GraphGrowth:
                 else "add new ops to the TF1 graph"
             )
         )
+        period = every_n(self.ctx, calls[0])
+        when = "on every iteration"
+        if period is not None:  # a modulo is exact; a counter may step on some iterations only
+            counted = "" if "%" in period[0] else " counted"
+            when = f"every {period[1]}{counted} iterations"
         headline = fit_headline(
-            f"{shown} {verb} on every iteration: create them once before the loop",
-            f"{names[0]} adds ops to the TF1 graph on every iteration: create them once before the loop",
-            f"{names[0]} adds TF1 ops on every iteration: create them once before the loop",
-            "new TF1 ops on every iteration: create them once before the loop",
+            f"{shown} {verb} {when}: create them once before the loop",
+            f"{names[0]} adds ops to the TF1 graph {when}: create them once before the loop",
+            f"{names[0]} adds TF1 ops {when}: create them once before the loop",
+            f"new TF1 ops {when}: create them once before the loop",
         )
+        count = facts.trips.repeats(loop.body).count
+        copies = "" if period is None or count is None else f" ({count // period[1]:,} copies)"
         detail = (
-            f"{shown} {verb} on every iteration of the loop at {facts.line(loop)}, which runs "
-            f"the graph. {GROWS}"
+            f"{shown} {verb} {when} of the loop at {facts.line(loop)}, which runs "
+            f"the graph{copies}. {GROWS if period is None else GROWS_NOW_AND_THEN}"
         )
         self.rule.report(calls[0], message=headline, detail=detail)
 
@@ -294,7 +325,12 @@ class GraphGrowth:
                 continue
             hot = reach.hot(func.body)
             if hot is not None and hot.calls:
-                self._judge_helper(func, eager, hot.loop, hot.calls)
+                rare = {o: w for o in eager for w in [self._rarely(hot.loop, o)] if w is not None}
+                for op, why in rare.items():
+                    self.rule.silent(op, Reason.RARELY, f"built now and then: {why}")
+                eager = [op for op in eager if op not in rare]
+                if eager:
+                    self._judge_helper(func, eager, hot.loop, hot.calls)
                 continue
             agent = self.ctx.shared(AgentClasses).entry_method(func)
             if agent is not None and self._per_step(func):

@@ -44,6 +44,17 @@ def every_n(ctx, node: cst.CSTNode) -> Optional[Tuple[str, int]]:
     for branch in _between(ctx, node):
         if isinstance(branch, cst.If):
             every = _modulo(branch)
+            if every is None:
+                resets = _resets(ctx, branch)
+                every = next(
+                    (
+                        n
+                        for t in _operands(branch.test)
+                        for n in [_counter_period(ctx, t, resets)]
+                        if n
+                    ),
+                    None,
+                )
             if every is not None:
                 return f"if {ctx.code(branch.test)}", every
     return None
@@ -288,7 +299,20 @@ def _throttle(ctx, branch: cst.If) -> Optional[str]:
     """``if now - last >= every:`` or ``if now >= last + every:`` (alone, or one
     operand of ``or``/``and``, like the period of ``_modulo``) whose block sets
     ``last = now``."""
-    resets = {
+    resets = _resets(ctx, branch)
+    for test in _operands(branch.test):
+        for now, last in _intervals(test):
+            if (ctx.code(last), ctx.code(now)) in resets:
+                return f"`if {ctx.code(test)}`: once per interval (`{ctx.code(last)}` is reset)"
+        every = _counter_period(ctx, test, resets)
+        if every is not None and every >= RARE_INTERVAL:
+            return f"`if {ctx.code(test)}`: once every {every} iterations (the counter is reset)"
+    return None
+
+
+def _resets(ctx, branch: cst.If) -> set:
+    """(target, value) of the plain assignments of the block's own statements."""
+    return {
         (ctx.code(t.target), ctx.code(small.value))
         for statement in branch.body.body
         if isinstance(statement, cst.SimpleStatementLine)
@@ -296,11 +320,32 @@ def _throttle(ctx, branch: cst.If) -> Optional[str]:
         if isinstance(small, cst.Assign)
         for t in small.targets
     }
-    for test in _operands(branch.test):
-        for now, last in _intervals(test):
-            if (ctx.code(last), ctx.code(now)) in resets:
-                return f"`if {ctx.code(test)}`: once per interval (`{ctx.code(last)}` is reset)"
-    return None
+
+
+def _counter_period(ctx, test, resets) -> Optional[int]:
+    """N of ``if count > N:`` (``>=``, ``==``) whose block sets ``count`` back to a
+    number (``count = 0``), N a literal or a name bound once to one: a counter the
+    loop steps, acted on once per N steps."""
+    if not (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(
+            test.comparisons[0].operator, (cst.GreaterThan, cst.GreaterThanEqual, cst.Equal)
+        )
+        and isinstance(test.left, (cst.Name, cst.Attribute))
+    ):
+        return None
+    reset = dict(resets).get(ctx.code(test.left))
+    if reset is None or not reset.lstrip("-").isdigit():
+        return None
+    bound = test.comparisons[0].comparator
+    for _ in range(4):  # through aliases (every = copy_every)
+        if not isinstance(bound, cst.Name):
+            break
+        bound = ctx.shared(SemanticModel).value_of(bound)
+    if not isinstance(bound, cst.Integer):
+        return None
+    return int(bound.evaluated_value)
 
 
 def _operands(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
