@@ -63,6 +63,37 @@ def test_where_the_period_sits_in_the_test(test, every):
 
 
 @pytest.mark.parametrize(
+    "lines, every, rare",
+    [
+        (("count += 1", "if count > 500:", "|count = 0", "|work()"), 500, True),
+        (
+            ("count += 1", f"if count >= {RARE_INTERVAL}:", "|work()", "|count = 0"),
+            RARE_INTERVAL,
+            True,
+        ),
+        (
+            ("count += 1", f"if count == {RARE_INTERVAL - 1}:", "|count = 0", "|work()"),
+            RARE_INTERVAL - 1,
+            False,
+        ),
+        (("count += 1", "if count > last:", "|count = 0", "|work()"), None, False),  # last = 0: no period
+        (
+            ("count += 1", "if count > 500:", "|count = step", "|work()"),
+            None,
+            False,
+        ),  # not back to a number
+        (("count += 1", "if count > 500:", "|work()"), None, False),  # never reset
+        (("count += 1", "if count > n:", "|count = 0", "|work()"), None, False),  # n unknown
+    ],
+)
+def test_a_step_counter_reset_in_its_block_gives_the_period(lines, every, rare):
+    ctx, call = in_loop(*lines)
+    found = every_n(ctx, call)
+    assert (found[1] if found else None) == every
+    assert (rare_guard(ctx, call) is not None) is rare
+
+
+@pytest.mark.parametrize(
     "header, lines, once",
     [
         # the last iteration: a block that leaves the loop, or one under a test that ends it
