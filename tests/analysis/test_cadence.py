@@ -76,7 +76,11 @@ def test_where_the_period_sits_in_the_test(test, every):
             RARE_INTERVAL - 1,
             False,
         ),
-        (("count += 1", "if count > last:", "|count = 0", "|work()"), None, False),  # last = 0: no period
+        (
+            ("count += 1", "if count > last:", "|count = 0", "|work()"),
+            None,
+            False,
+        ),  # last = 0: no period
         (
             ("count += 1", "if count > 500:", "|count = step", "|work()"),
             None,

@@ -133,3 +133,34 @@ def test_looks_are_not_workloads():
     kinds = sorted(u.kind.value for u in found)
     assert kinds == ["iterator", "loop", "loop", "loop"]
     assert not any(uses.bulk(u) for u in found)
+
+
+def test_a_run_unpacked_into_names_goes_where_the_names_go():
+    ctx = context(
+        """
+        import tensorflow.compat.v1 as tf
+        sess = tf.Session()
+        while True:
+            x, y = sess.run([a, b])
+            print(x, y)
+        while True:
+            x2, y2 = sess.run([a, b])
+            total = x2 + y2
+        while True:
+            _, loss = sess.run([train_op, b])
+            print(loss)
+        while True:
+            sess.run(train_op)
+        while True:
+            print(sess.run(b))
+        """
+    )
+    uses = ctx.shared(DatasetUse)
+    shown = uses.uses(find(ctx, cst.Call, "sess.run([a, b])"))
+    assert [u.kind for u in shown] == [UseKind.LOOK, UseKind.LOOK]
+    loops = ctx.nodes(cst.While)
+    assert uses.runs_only_shown(loops[0])
+    assert not uses.runs_only_shown(loops[1])  # x2 + y2: used, not only shown
+    assert not uses.runs_only_shown(loops[2])  # `_` never read: a step for its effect
+    assert not uses.runs_only_shown(loops[3])  # the result dropped: a step
+    assert uses.runs_only_shown(loops[4])  # printed as it comes

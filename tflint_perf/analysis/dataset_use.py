@@ -274,14 +274,19 @@ class DatasetUse:
             else [statement.target]
         )
         out: List[Use] = []
+        found = False
         for binding in self.sem.bindings_of(statement):
-            if binding.kind is BindingKind.ASSIGNMENT and any(binding.node is t for t in targets):
-                if "." in binding.name:
-                    return [Use(UseKind.OTHER, statement)]  # self.ds = ...: read anywhere
-                for read in self.sem.references(binding):
-                    out += self.uses(read, depth + 1)
-                return out  # never read: never iterated
-        return [Use(UseKind.OTHER, statement)]
+            if binding.kind is not BindingKind.ASSIGNMENT:
+                continue
+            # the target itself, or a name it unpacks (``x, y = sess.run([a, b])``)
+            if not any(binding.node is t or self.ctx.contains(t, binding.node) for t in targets):
+                continue
+            if "." in binding.name:
+                return [Use(UseKind.OTHER, statement)]  # self.ds = ...: read anywhere
+            found = True
+            for read in self.sem.references(binding):
+                out += self.uses(read, depth + 1)
+        return out if found else [Use(UseKind.OTHER, statement)]  # never read: never iterated
 
     # -- what a use means ---------------------------------------------------------------
     def parallelizes_maps(self, use: Use) -> bool:
@@ -365,9 +370,39 @@ class DatasetUse:
         for loop in [*self.ctx.nodes(cst.For), *self.ctx.nodes(cst.While)]:
             if self.sem.function_of(loop) is not home or self.step_evidence(loop) is None:
                 continue
+            if self.ctx.span(loop)[1] < self.ctx.span(site)[0]:
+                continue  # over before the iterator is made (a notebook's earlier cell)
+            if self.runs_only_shown(loop):
+                continue  # every element fetched is printed: a look at the data
             if not self.trips.of(loop).tiny or self._runs_used(loop):
                 return True
         return False
+
+    def runs_only_shown(self, loop: cst.CSTNode) -> bool:
+        """Every TF1 graph run in ``loop`` has its result kept, every part of it read,
+        and only printed or shown (a run whose result, or part of it, is dropped is a
+        step run for its effect)."""
+        body = loop.body if isinstance(loop, (cst.For, cst.While)) else loop
+        runs = [
+            node
+            for node in descendants(body, skip_scopes=True)
+            if isinstance(node, cst.Call)
+            and self.summaries.direct_effects(node) & Effect.RUNS_GRAPH
+        ]
+        if not runs:
+            return False
+        for run in runs:
+            parent = self.ctx.parent(run)
+            if isinstance(parent, cst.Expr):
+                return False  # dropped: ``sess.run(train_op)`` runs for its effect
+            if isinstance(parent, cst.Assign):
+                kept = [b for b in self.sem.bindings_of(parent) if b.kind is BindingKind.ASSIGNMENT]
+                if not kept or any(not self.sem.references(b) for b in kept):
+                    return False  # ``_, loss = sess.run([train_op, loss])``: a step for its effect
+            found = self.uses(run)
+            if not found or any(u.kind is not UseKind.LOOK for u in found):
+                return False
+        return True
 
     def _runs_used(self, loop: cst.CSTNode) -> bool:
         """A TF1 graph run in ``loop`` whose result is used beyond a printout."""
