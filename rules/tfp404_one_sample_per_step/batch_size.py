@@ -74,6 +74,9 @@ class BatchSizeOne:
             return Silent(arg, Reason.NOT_DATA, f"one sample (`{clip(self.ctx.code(one))}`)")
         if stateful_model(self.ctx, call.func.value):
             return Silent(arg, Reason.DELIBERATE, "a stateful RNN fixes its batch size")
+        rows = self.trips.iterable(data[0])
+        if rows.tiny:  # a handful of steps per epoch, whatever the batch size
+            return Silent(arg, Reason.TINY_LOOP, f"the data has {rows.why}")
         method = call.func.attr.value
         receiver = clip(self.ctx.code(call.func.value), 24)
         shown = clip(self.ctx.code(data[0]), 24)

@@ -96,6 +96,8 @@ def test_a_literal_slice_of_an_array_is_counted():
         ("for i in range(arms.shape[0]):", Size.TINY, 10),
         ("for i in range(grid.shape[-1]):", Size.TINY, 3),
         ("for row in np.random.rand(5, 2):", Size.TINY, 5),
+        ('for row in np.random.rand(5, 2).astype("float32"):', Size.TINY, 5),  # same shape
+        ('for row in data.astype("float32"):', Size.UNKNOWN, None),  # rows not known
         ("for row in np.array([[1, 2], [3, 4]]) * 3:", Size.TINY, 2),
         ("for p in model.predict(np.array([[0.1], [0.2]])):", Size.TINY, 2),
         ("for k in np.arange(5):", Size.TINY, 5),

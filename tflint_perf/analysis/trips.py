@@ -360,10 +360,16 @@ class Trips:
             return None
         qualname = self.ctx.call_name(expr) or ""
         last = qualname.rsplit(".", 1)[-1]
+        func = expr.func
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in arraymath.SHAPE_KEEPING_METHODS
+            and not qualname
+        ):
+            return self.shape(func.value, depth + 1)  # x.astype("float32"): x's shape
         positional = [a.value for a in expr.args if a.keyword is None and not a.star]
         if not positional:
             return None
-        func = expr.func
         if isinstance(func, cst.Attribute) and func.attr.value == "reshape" and not qualname:
             # x.reshape(4, 2) / x.reshape((4, 2)) of an array: -1 and names unknown
             if self.values.kind(func.value) is not Kind.ARRAY:
