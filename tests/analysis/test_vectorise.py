@@ -142,6 +142,7 @@ def test_a_list_that_may_be_python_becomes_an_array_before_arithmetic():
         "for i in range(len(x)):\n    out[i] = pair_sum(x[i])",  # a helper that is not element-wise
         "for i in range(len(x)):\n    out[i] = codes[x[i]]",  # a dict per element
         "for i in range(len(x)):\n    out[i] = x[i] + 1\n    k = 2",  # more than results
+        "for i in range(len(x)):\n    out[i] = np.sum(x == x[i])",  # each element against all
     ],
 )
 def test_no_whole_array_form_when_the_meaning_would_change(body):

@@ -272,7 +272,7 @@ class Lifter:
         if left is None or right is None:
             return None
         dims = common_dims(left, right)
-        if dims is None or _against_an_array(left, right):
+        if dims is None or _against_an_array(left, right) or self._against_itself(left, right):
             return None
         symbol = self.ctx.code(expr.operator).strip()
         if symbol == "@" and right.batched and not left.batched:
@@ -298,11 +298,20 @@ class Lifter:
         if left is None or right is None:
             return None
         dims = common_dims(left, right)
-        if dims is None or _against_an_array(left, right):
+        if dims is None or _against_an_array(left, right) or self._against_itself(left, right):
             return None
         left, right = self._arrays(left, right)
         symbol = " ".join(self.ctx.code(target.operator).split())
         return Lifted(f"{operand(left.code, '|')} {symbol} {operand(right.code, '|')}", dims)
+
+    def _against_itself(self, left: Lifted, right: Lifted) -> bool:
+        """An element against the whole array the loop walks (``labels == value`` for
+        ``value`` in ``labels``): every pair of elements, not one result per element."""
+        walked = set(self.facts.walk.whole.values())
+        return any(
+            one.batched and not other.batched and (other.code in walked or other.code == one.code)
+            for one, other in ((left, right), (right, left))
+        )
 
     def _arrays(self, left: Lifted, right: Lifted) -> Tuple[Lifted, Lifted]:
         """Operands of arithmetic: a whole that may be a Python list becomes an array

@@ -202,6 +202,8 @@ ARRAY_RESULT_METHODS = words("predict predict_on_batch predict_proba numpy fit_t
 ARRAY_ATTRIBUTES = words("values")
 # Array methods whose result is not an array.
 NOT_ARRAY_METHODS = words("item tolist")
+# Functions that return the distinct values of an array (one per class).
+DISTINCT_VALUES = words("unique")
 # Methods of an array that return one of the same shape.
 SHAPE_KEEPING_METHODS = words("astype copy clip round")
 # ``sess.run(t)``: one fetch gives one array.
