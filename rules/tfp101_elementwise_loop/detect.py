@@ -74,6 +74,9 @@ class Detector:
         if compiler is not None:  # the def around the loop, or one its helper is nested in
             rule.silent(node, Reason.COMPILED, f"`{compiler}` compiles the loop")
             return None
+        if self._value_only_shown(node):
+            rule.silent(node, Reason.DISPLAY_ONLY, "its value is only shown (a cell's output)")
+            return None
         estimate = ctx.shared(Trips).of(node)
         if estimate.tiny:
             rule.silent(node, Reason.TINY_LOOP, estimate.why)
@@ -109,6 +112,18 @@ class Detector:
         if found.op.kind is OpKind.HELPER and isinstance(found.op.node, cst.Call):
             helpers = ctx.shared(ArrayFunctions).targets(found.op.node)
         return for_verdict(facts, found), helpers
+
+    def _value_only_shown(self, node) -> bool:
+        """A comprehension that is a statement's whole value, alone or in a tuple or
+        list (``batch, [vocab[w] for w in batch]``): a notebook shows it, a script drops it."""
+        if not isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            return False
+        for parent in self.ctx.ancestors_of(node):
+            if isinstance(parent, cst.Expr):
+                return True
+            if not isinstance(parent, (cst.Tuple, cst.List, cst.Element)):
+                return False
+        return False
 
     def _in_display_loop(self, node) -> bool:
         """Whether the loop right around this one (same function) draws a plot or an
