@@ -101,6 +101,20 @@ def test_why_on_the_command_line_exits_2_on_a_bad_location(capsys):
     )
 
 
+def test_why_selects_rules_as_check_does(capsys):
+    from tflint_perf.cli import main
+
+    location = f"{FIXTURES / 'TFP302' / 'bad_callback_hook.py'}:8"
+    assert main(["why", location, "--select", "tfp302,TFP101"]) == 0
+    shown = [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:]]
+    assert shown == ["TFP101", "TFP302"]
+    assert main(["why", location, "--select", "TFP9"]) == 2
+    assert (
+        capsys.readouterr().err
+        == "tflint-perf: error: --select: unknown rule code or prefix 'TFP9'\n"
+    )
+
+
 def test_why_answers_as_a_run_over_the_files_project():
     # The step is defined in model.py, looped in train.py: only the project shows it.
     train = FIXTURES / "projects" / "bad_tfp201_step_in_other_module" / "pkg" / "train.py"

@@ -201,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     why = sub.add_parser("why", help="what each rule decided at FILE:LINE, and why")
     why.add_argument("location", metavar="FILE:LINE")
     why.add_argument(
-        "--select", action="append", metavar="CODE", help="only these rules (prefixes)"
+        "--select", type=_codes, action="append", metavar="CODE", help="only these rules (prefixes)"
     )
 
     clean = sub.add_parser("clean", help="remove the cache folder")
@@ -264,7 +264,7 @@ def _main(parser, args) -> int:
             from tflint_perf.why import WhyError, run_why
 
             try:
-                return run_why(args.location, args.select)
+                return run_why(args.location, validate_codes(_flatten(args.select), "--select"))
             except WhyError as exc:
                 sys.stderr.write(f"tflint-perf: error: {exc}\n")
                 return EXIT_ERROR

@@ -93,8 +93,12 @@ def render(
         out.write(f"  TFP000: {finding.message}\n")
 
 
-def run_why(location: str, select: Optional[Sequence[str]] = None, out: TextIO = sys.stdout) -> int:
+def run_why(
+    location: str, select: Optional[Sequence[str]] = None, out: Optional[TextIO] = None
+) -> int:
     from tflint_perf.rules import all_rules
+
+    out = out or sys.stdout  # at call time: a replaced stdout (pytest, a pipe wrapper) is used
 
     path, line = parse_location(location)
     rules = [r for r in all_rules() if not select or any(r.code.startswith(s) for s in select)]
