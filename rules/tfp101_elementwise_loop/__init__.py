@@ -83,7 +83,11 @@ class ElementwiseLoop(Rule):
     on online updates (an array read whole and written per step); on text
     (string formatting, comparisons with strings, vocabulary decoding,
     `join`), on list padding (`seq + [0] * (n - len(seq))`), on multi-hot
-    encoding of token-id sequences (ragged lists), elements tested for
+    encoding of token-id sequences (ragged lists), on arrays made per
+    element with a length the element sets (`np.arange(n)` for `n` in
+    sizes: ragged), on masks of the whole array per distinct value that
+    reduce nothing (`for c in np.unique(y): X[y == c][:n]`), on a
+    comprehension that is only shown (a notebook cell's last line), elements tested for
     `None` (a shape's sizes: no numeric array holds None), Python lists being built,
     work lists handed to `pool.map`, and a linear solve or decomposition per
     row; and on convolution and pooling nests, which TFP102 reports.

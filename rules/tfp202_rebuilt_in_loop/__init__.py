@@ -86,12 +86,18 @@ class RebuiltInLoop(Rule):
       values a run returned: `v.assign(norms)` bakes new constants into the
       graph on every step), a loop that builds a graph without running it, a loop that
       only runs ops built before it (a Keras model's or layer's
-      `set_weights`/`reset_states` reuse the assign ops Keras cached), a helper that only code run now and
-      then calls (`if step % 1000 == 0`, a throttle that resets its mark, an
-      `except` for the end of the data), ops built on
-      the first call only and kept (`if self.op is None:`,
-      `if key not in cache:`), and functions that build in a `tf.Graph()`
-      of their own or reset the default graph.
+      `set_weights`/`reset_states` reuse the assign ops Keras cached), ops
+      built now and then, in the loop or in a helper it calls (`if step % 1000
+      == 0`, a step counter reset in its block, `if tau > max_tau: ...; tau =
+      0`, a throttle that resets its mark, an `except` for the end of the
+      data) unless the loop's known count still makes 100 copies (`% 100` in
+      100,000 steps) or, the count unknown, the period is under 1,000 steps,
+      a loop whose only graph run is on one iteration (`if key == last` over
+      a mapping's keys), a helper whose ops are built on one branch and whose
+      graph runs on another (given a tensor it builds, given a number it
+      runs), ops built on the first call only and kept (`if self.op is
+      None:`, `if key not in cache:`), and functions that build in a
+      `tf.Graph()` of their own or reset the default graph.
 
     Loops of a handful of iterations (at most 16, `Trips`) are silent for
     per-batch construction; so is test code (a test module, a `TestCase`).

@@ -56,7 +56,8 @@ class OneSamplePerStep(Rule):
     epoch on the whole dataset, one fit per fold or per setting), for a new
     model built in each iteration (each trains once on its own data), for
     `train_on_batch` in an online loop (already the light call), for loops of a
-    handful of iterations (`analysis/trips.py`), for `predict(x, batch_size=1)`
+    handful of iterations (`analysis/trips.py`), for `fit(x, y, batch_size=1)`
+    on data of a handful of rows (at most 16), for `predict(x, batch_size=1)`
     on one sample, for stateful RNNs (`stateful=True` fixes the batch size),
     for a `batch_size=1` value that does not reach Keras' data (a model builder,
     a batch printed or peeked at), for a pipeline only looked at (`take(1)`, a
