@@ -10,6 +10,30 @@ see through them yet.
 """
 
 KNOWN_FAILURES = {
+    "TFP202/bad_tf1_variables_made_without_reuse.py:helper:0": (
+        "TFP202 reports once where two were when the loop's body moves into a helper: the helper that builds the ops and runs the graph is one finding, at its heaviest op"
+    ),
+    "TFP202/bad_tf1_variables_made_without_reuse.py:method:0": (
+        "TFP202 reports once where two were when the loop's body moves into a method: the method that builds the ops and runs the graph is one finding, at its heaviest op"
+    ),
+    "TFP202/ok_tf1_variables_fetched_under_reuse.py:helper:0": (
+        "TFP202 gains a finding when the loop's body moves into a helper: the helper builds an assign op and runs the graph on every call, and the per-layer loop around it is no longer seen"
+    ),
+    "TFP202/ok_tf1_variables_fetched_under_reuse.py:helper:1": (
+        "TFP202 gains a finding when the loop's body moves into a helper: the helper builds an assign op and runs the graph on every call, and the per-layer loop around it is no longer seen"
+    ),
+    "TFP202/ok_tf1_variables_fetched_under_reuse.py:method:0": (
+        "TFP202 gains a finding when the loop's body moves into a method: the method builds an assign op and runs the graph on every call, and the per-layer loop around it is no longer seen"
+    ),
+    "TFP202/ok_tf1_variables_fetched_under_reuse.py:method:1": (
+        "TFP202 gains a finding when the loop's body moves into a method: the method builds an assign op and runs the graph on every call, and the per-layer loop around it is no longer seen"
+    ),
+    "TFP403/ok_predict_per_image_shown_until_a_key.py:helper:0": (
+        "TFP403 gains a finding when the loop's body moves into a helper: the wait for a key is in the helper, and only the loop's own body is read for one"
+    ),
+    "TFP403/ok_predict_per_image_shown_until_a_key.py:method:0": (
+        "TFP403 gains a finding when the loop's body moves into a method: the wait for a key is in the method, and only the loop's own body is read for one"
+    ),
     "TFP101/bad_mask_per_value_of_the_data.py:helper:0": (
         "TFP101 loses the finding when the loop's body moves into a helper function called in the loop"
     ),
@@ -1137,6 +1161,8 @@ NEEDS_INDEX = {
     "TFP401/bad_tuple_builder.py",
     "TFP402/bad_take_seventeen.py",
     "TFP402/bad_tf1_rows_fetched_and_summed.py",
+    # the call passing its own levels stays behind: the fill-in decides there
+    "TFP103/bad_levels_passed_past_the_none_default.py",
     "TFP402/bad_tf1_spelling.py",
     "TFP402/ok_map_inside_parallel_interleave.py",
     "TFP403/bad_helper_batch_at_call.py",

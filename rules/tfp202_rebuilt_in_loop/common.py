@@ -8,7 +8,13 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple, Union
 
 from tflint_perf.analysis import api
 from tflint_perf.analysis.api import Effect, Kind
-from tflint_perf.analysis.api.steps import TF1_GRAPH_PARTS, TO_PYTHON_METHODS
+from tflint_perf.analysis.api.steps import (
+    REUSE_VALUES,
+    REUSING_GETTERS,
+    TF1_GRAPH_PARTS,
+    TO_PYTHON_METHODS,
+    VARIABLE_SCOPES,
+)
 from tflint_perf.analysis.calls import CallGraph
 from tflint_perf.analysis.first_call import FirstCall
 from tflint_perf.analysis.semantic import COMPREHENSIONS, LOOPS, Binding, BindingKind, SemanticModel
@@ -71,6 +77,8 @@ class Facts:
         qual = ctx.call_name(call)
         facts = api.call(qual)
         part = TF1_GRAPH_PARTS.get(qual or "")
+        if part is not None and self.reused_variable(call):
+            return None  # the variable built before, returned
         if part is not None and (part != "variable" or self.graph_mode):
             return Item(Built.TF1, call, spelled, binding, part=part)
         if facts is not None and facts.effects & Effect.BUILDS:
@@ -87,6 +95,28 @@ class Facts:
             if any(self._builds_function(t) for t in self.graph.resolve(call)):
                 return Item(Built.FUNCTION, call, spelled, binding)
         return None
+
+    def reused_variable(self, call: cst.Call) -> bool:
+        """``tf.get_variable(name)`` in ``with tf.variable_scope(s, reuse=True)`` (or
+        ``AUTO_REUSE``): it returns the variable built before, and builds nothing."""
+        if self.ctx.call_name(call) not in REUSING_GETTERS:
+            return False
+        for parent in self.ctx.ancestors_of(call):
+            if not isinstance(parent, cst.With):
+                continue
+            for item in parent.items:
+                scope = item.item
+                if not (
+                    isinstance(scope, cst.Call) and self.ctx.call_name(scope) in VARIABLE_SCOPES
+                ):
+                    continue
+                for arg in scope.args:
+                    if arg.keyword is not None and arg.keyword.value == "reuse":
+                        value = arg.value
+                        spelled = self.ctx.qualname(value) or self.ctx.code(value).strip()
+                        if spelled in REUSE_VALUES:
+                            return True
+        return False
 
     def _builds_function(self, func: cst.FunctionDef) -> bool:
         """A factory: ``func`` returns a tf.function it makes on each call (a

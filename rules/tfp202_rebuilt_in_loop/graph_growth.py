@@ -21,7 +21,12 @@ from typing import Dict, List, Optional, Set
 
 from tflint_perf.analysis.agent_classes import AGENT_METHODS, AgentClasses
 from tflint_perf.analysis.api import Effect, Kind
-from tflint_perf.analysis.api.steps import HEAVY_OPS, NEW_GRAPHS, TF1_GRAPH_PARTS, TF1_INITIALIZERS
+from tflint_perf.analysis.api.steps import (
+    HEAVY_OPS,
+    NEW_GRAPHS,
+    TF1_GRAPH_PARTS,
+    TF1_INITIALIZERS,
+)
 from tflint_perf.analysis.cadence import every_n, once_per_run, rare_guard
 from tflint_perf.analysis.execution import exclusive_branches
 from tflint_perf.analysis.exports import defined_in
@@ -148,7 +153,7 @@ class GraphGrowth:
             self.rule.silent(call, Reason.COVERED, f"reported where it builds the ops ({where})")
             return False
         if summaries.direct_effects(call) & Effect.GRAPH_GROWTH:
-            return not self._lazy(call)
+            return not self._lazy(call) and not self.facts.reused_variable(call)
         targets = self.facts.graph.resolve(call)
         if targets:
             effects = summaries.effects_of(call)

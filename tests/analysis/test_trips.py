@@ -280,3 +280,51 @@ def test_a_loop_indexing_a_literal_list_runs_at_most_its_length(body, size, coun
 def test_a_repeated_list_has_its_items_times_the_count(header, size, count):
     found = estimate(f"import numpy as np\n{header}\n    work(x)\n")
     assert (found.size, found.count) == (size, count), found.why
+
+
+@pytest.mark.parametrize(
+    "wait, paced",
+    [
+        ('answer = input("more? ")', True),
+        ("cv2.waitKey(0)", True),  # until a key
+        ("cv2.waitKey()", True),
+        ("key = cv2.waitKey(0) & 0xFF", True),
+        ("plt.waitforbuttonpress()", True),
+        ("cv2.waitKey(1)", False),  # a millisecond: a video loop
+        ("cv2.waitKey(delay)", False),  # a delay not known to be 0
+        ("if verbose:\n                cv2.waitKey(0)", False),  # on some iterations only
+    ],
+)
+def test_a_loop_that_waits_for_a_person_is_paced(wait, paced):
+    source = f"""
+        import cv2
+        import matplotlib.pyplot as plt
+        for path in paths:
+            show(path)
+            {wait}
+        """
+    found = estimate(source)
+    assert found.paced is paced
+    assert found.tiny is paced
+
+
+@pytest.mark.parametrize(
+    "fill, call, tiny",
+    [
+        ("if levels is None:\n        levels = [3, 4, 5]", "", True),
+        ("if levels is None:\n        levels = [3, 4, 5]", "f(levels=list(range(40)))", False),
+        ("if levels is None:\n        levels = [3, 4, 5]", "f()", True),  # the fill again
+        ("if levels is not None:\n        levels = [3, 4, 5]", "", False),  # the other test
+        ("levels = [3, 4, 5]", "", True),  # an assignment that always runs: the literal
+        ("if verbose:\n        levels = [3, 4, 5]", "", False),  # not the None test
+    ],
+)
+def test_a_none_default_the_function_fills_in(fill, call, tiny):
+    source = f"""
+def f(levels=None, verbose=False):
+    {fill}
+    for level in levels:
+        work(level)
+{call}
+"""
+    assert estimate(source).tiny is tiny

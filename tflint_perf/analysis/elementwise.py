@@ -27,7 +27,13 @@ from tflint_perf.analysis.arrays import Arrays
 from tflint_perf.analysis.body_flow import BodyFlow
 from tflint_perf.analysis.element_reads import ElementReads, bare, bare_any, index_name
 from tflint_perf.analysis.semantic import BindingKind, SemanticModel
-from tflint_perf.analysis.walks import Walk, builtin_call, range_bounds, unwrap
+from tflint_perf.analysis.walks import (
+    Walk,
+    builtin_call,
+    range_bounds,
+    unwrap,
+    walks_distinct_values,
+)
 from tflint_perf.engine import cst
 from tflint_perf.engine.nodes import is_none_test, node_types
 from tflint_perf.engine.reasons import Reason
@@ -438,32 +444,13 @@ class LoopFacts(ElementReads):
     def _compares_index_to_array(self, comparison: cst.Comparison) -> bool:
         operands = [comparison.left, *(c.comparator for c in comparison.comparisons)]
         per_class = set(self.index)
-        if self._walks_distinct_values():
+        if walks_distinct_values(self.ctx, self.walk):
             per_class.add(self.walk.var)  # for label in np.unique(y): y == label
         index = [o for o in operands if isinstance(o, cst.Name) and o.value in per_class]
         arrays = [
             o for o in operands if not isinstance(o, cst.Subscript) and self.arrays.is_array(o)
         ]
         return bool(index and arrays)
-
-    def _walks_distinct_values(self) -> bool:
-        """The loop walks the distinct values of something (``np.unique(y)``,
-        ``set(labels)``, ``sorted(set(labels))``): one iteration per class."""
-        node = self.walk.node
-        it = unwrap(self.ctx, node.iter) if isinstance(node, cst.For) else None
-        for _ in range(2):
-            if not isinstance(it, cst.Call):
-                return False
-            qual = self.ctx.call_name(it) or ""
-            if qual.startswith(am.ROOTS) and qual.rsplit(".", 1)[-1] in am.DISTINCT_VALUES:
-                return True
-            name = it.func.value if isinstance(it.func, cst.Name) else None
-            if name == "set":
-                return True
-            if name != "sorted" or not it.args:
-                return False
-            it = it.args[0].value  # sorted(set(labels))
-        return False
 
     def _tiles(self, target) -> bool:
         """A store into a block that moves with the loop index (``out[i * k:(i + 1) * k]``,

@@ -34,6 +34,8 @@ from tflint_perf.analysis.estimates import (
 )
 from tflint_perf.analysis.index_bounds import indexes_a_literal, literal_length, read_as_record
 from tflint_perf.analysis.ladders import filled, while_estimate
+from tflint_perf.analysis.none_defaults import filled_default
+from tflint_perf.analysis.pacing import waits_on_a_person
 from tflint_perf.analysis.ranges import range_estimate
 from tflint_perf.analysis.semantic import (
     COMPREHENSIONS,
@@ -45,11 +47,10 @@ from tflint_perf.analysis.semantic import (
 from tflint_perf.analysis.shapes import is_shape, literal_number, shape_axis
 from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
-from tflint_perf.engine.walk import descendants
 
 _DEPTH = 6  # names, parameters and calls followed to a size
 PACED = Estimate(
-    Size.TINY, None, "each iteration waits on `input()`: a person paces it", paced=True
+    Size.TINY, None, "each iteration waits for a person (`input()`, a key press)", paced=True
 )
 _DATA_KINDS = (Kind.DATASET, Kind.ITERATOR, Kind.ARRAY, Kind.TENSOR)
 
@@ -144,7 +145,7 @@ class Trips:
     # -- one loop -----------------------------------------------------------------
     def _estimate(self, loop: cst.CSTNode) -> Estimate:
         if isinstance(loop, cst.While):
-            if self._waits_on_a_person(loop):
+            if waits_on_a_person(self.ctx, self.sem, loop):
                 return PACED
             return while_estimate(self, loop)
         if isinstance(loop, COMPREHENSIONS):
@@ -161,7 +162,7 @@ class Trips:
                 estimate = times(estimate, more)
                 inner = inner.inner_for_in
             return estimate
-        if isinstance(loop, cst.For) and self._waits_on_a_person(loop):
+        if isinstance(loop, cst.For) and waits_on_a_person(self.ctx, self.sem, loop):
             return PACED
         if isinstance(loop, cst.For):
             estimate = self.iterable(loop.iter)
@@ -169,24 +170,6 @@ class Trips:
                 return indexes_a_literal(self.ctx, self.sem, loop) or estimate
             return estimate
         return UNKNOWN
-
-    def _waits_on_a_person(self, loop: cst.CSTNode) -> bool:
-        """Every iteration calls the builtin ``input()`` (in a simple statement of the loop's
-        own body, not under a branch): however many iterations, a person answering each one
-        paces the loop, and the per-iteration overhead of anything in it goes unseen."""
-        body = getattr(loop, "body", None)
-        for stmt in getattr(body, "body", ()):
-            if not isinstance(stmt, cst.SimpleStatementLine):
-                continue
-            for node in descendants(stmt, skip_scopes=True):
-                if (
-                    isinstance(node, cst.Call)
-                    and isinstance(node.func, cst.Name)
-                    and node.func.value == "input"
-                    and not self.sem.lookup_name(node.func)
-                ):
-                    return True
-        return False
 
     def _changed_unseen(self, name) -> bool:
         made = self.sem.lookup_name(name)
@@ -249,6 +232,8 @@ class Trips:
                 return counted(shape[0], f"`{code}` has {shape[0]} rows")
             # Only to tell a handful: a default no call here exercises is no proof of size.
             passed = self.parameter_values(expr, uncalled=True) if value is None else None
+            if value is None and not passed:
+                passed = filled_default(self.ctx, self.sem, expr)
             if passed:
                 each = [self.iterable(v, depth + 1) for v in passed]
                 if all(e.tiny for e in each):

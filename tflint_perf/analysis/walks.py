@@ -285,3 +285,23 @@ def _while(ctx, node: cst.While) -> Optional[Walk]:
         walk.tensor = ctx.code(array)
         walk.sized = True
     return walk
+
+
+def walks_distinct_values(ctx, walk: Walk) -> bool:
+    """The loop walks the distinct values of something (``np.unique(y)``,
+    ``set(labels)``, ``sorted(set(labels))``): one iteration per class."""
+    node = walk.node
+    it = unwrap(ctx, node.iter) if isinstance(node, cst.For) else None
+    for _ in range(2):
+        if not isinstance(it, cst.Call):
+            return False
+        qual = ctx.call_name(it) or ""
+        if qual.startswith(am.ROOTS) and qual.rsplit(".", 1)[-1] in am.DISTINCT_VALUES:
+            return True
+        name = it.func.value if isinstance(it.func, cst.Name) else None
+        if name == "set":
+            return True
+        if name != "sorted" or not it.args:
+            return False
+        it = it.args[0].value  # sorted(set(labels))
+    return False

@@ -14,6 +14,14 @@ OTHER_PREDICTOR_ROOTS = frozenset(
 MODEL_LOADER_ROOTS = frozenset("joblib pickle dill cloudpickle skops".split())
 
 DISPLAY = Api(Kind.NONE, Effect.DISPLAY)
+# Calls that block until a person acts, and the positional index of a delay
+# that, when given and not 0, makes them return on their own (None: none).
+WAITS_FOR_A_PERSON = {
+    "input": None,
+    "cv2.waitKey": 0,  # waitKey(0) or waitKey(): until a key; waitKey(1): a video loop
+    "matplotlib.pyplot.waitforbuttonpress": None,
+    "matplotlib.pyplot.ginput": None,
+}
 OTHER_MODEL = Api(Kind.OTHER_MODEL)
 # Capitalised names of these libraries are estimators with their own predict.
 CLASS_FAMILIES = tuple((root + ".", OTHER_MODEL) for root in sorted(OTHER_PREDICTOR_ROOTS))

@@ -115,6 +115,11 @@ TF1_GRAPH_PARTS = {
     "tensorflow.Variable": "variable",
     "tensorflow.get_variable": "variable",
 }
+# ``get_variable`` under a scope that reuses its variables returns the existing
+# one and builds nothing: the scopes, and the values of ``reuse=`` that reuse.
+VARIABLE_SCOPES = frozenset({"tensorflow.variable_scope"})
+REUSING_GETTERS = frozenset({"tensorflow.get_variable"})
+REUSE_VALUES = frozenset({"True", "tensorflow.AUTO_REUSE"})
 # Initializers of the variables that exist when they are built: built after new
 # variables, they cover those too (they cannot be built once before them).
 TF1_INITIALIZERS = frozenset(
