@@ -10,6 +10,21 @@ see through them yet.
 """
 
 KNOWN_FAILURES = {
+    "TFP101/bad_expert_loops_of_large_constructor_defaults.py:helper:1": (
+        "TFP101 loses the finding when the loop's body moves into a helper function called in the loop"
+    ),
+    "TFP101/bad_expert_loops_of_large_constructor_defaults.py:method:1": (
+        "TFP101 loses the finding when the loop moves into a method calling its body as `self.step()`"
+    ),
+    "TFP101/ok_expert_loops_of_constructor_defaults.py:helper:0": (
+        "TFP101 gains a finding when the sizes' source is hidden: a constructor the module calls through an alias, a class made in a function, a nested helper reading `self.x` of its method: the count every construction passes is not followed there"
+    ),
+    "TFP101/ok_expert_loops_of_constructor_defaults.py:method:0": (
+        "TFP101 gains a finding when the sizes' source is hidden: a constructor the module calls through an alias, a class made in a function, a nested helper reading `self.x` of its method: the count every construction passes is not followed there"
+    ),
+    "TFP101/ok_expert_loops_of_constructor_defaults.py:alias:all": (
+        "TFP101 gains a finding when the sizes' source is hidden: a constructor the module calls through an alias, a class made in a function, a nested helper reading `self.x` of its method: the count every construction passes is not followed there"
+    ),
     "TFP202/bad_tf1_variables_made_without_reuse.py:helper:0": (
         "TFP202 reports once where two were when the loop's body moves into a helper: the helper that builds the ops and runs the graph is one finding, at its heaviest op"
     ),

@@ -328,3 +328,28 @@ def f(levels=None, verbose=False):
 {call}
 """
     assert estimate(source).tiny is tiny
+
+
+@pytest.mark.parametrize(
+    "header, tiny",
+    [
+        ("for k in np.arange(self.k):", True),  # as range(self.k): the default, 5
+        ("for k in range(self.k):", True),
+        ("for k in np.arange(self.n):", False),  # the default is 50
+    ],
+)
+def test_counts_from_the_defaults_of_a_class_its_super_call_names(header, tiny):
+    source = f"""
+import numpy as np
+class Base:
+    pass
+class Experts(Base):
+    def __init__(self, k=5, n=50):
+        super(Experts, self).__init__()
+        self.k = k
+        self.n = n
+    def step(self):
+        {header}
+            work(k)
+"""
+    assert estimate(source).tiny is tiny

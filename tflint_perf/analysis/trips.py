@@ -454,6 +454,8 @@ class Trips:
             return False
         for read in self.sem.references(found[0]):
             call = self.ctx.parent(read)
+            if isinstance(call, cst.Arg) and _is_super(self.ctx.parent(call)):
+                continue  # super(Cls, self): the class named, not handed on
             if not (isinstance(call, cst.Call) and call.func is read):
                 return False
         return True
@@ -493,7 +495,9 @@ class Trips:
             for a in call.args
         ]
         if not bounds or any(b is None for b in bounds):
-            return None
+            # as ``range`` with the same bounds: a handful by the defaults of parameters
+            ranged = range_estimate(self, call, code)
+            return ranged if ranged.tiny else None
         numbers = [b for b in bounds if b is not None]
         if len(numbers) == 1:
             numbers = [0.0, numbers[0]]
@@ -573,3 +577,11 @@ class Trips:
             return None
         before = [b for b in self.sem.lookup(counter.value, loop) if b.plain]
         return self.number(before[-1].value) if before else None  # type: ignore[arg-type]
+
+
+def _is_super(node) -> bool:
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "super"
+    )
