@@ -382,13 +382,7 @@ class DatasetUse:
         """Every TF1 graph run in ``loop`` has its result kept, every part of it read,
         and only printed or shown (a run whose result, or part of it, is dropped is a
         step run for its effect)."""
-        body = loop.body if isinstance(loop, (cst.For, cst.While)) else loop
-        runs = [
-            node
-            for node in descendants(body, skip_scopes=True)
-            if isinstance(node, cst.Call)
-            and self.summaries.direct_effects(node) & Effect.RUNS_GRAPH
-        ]
+        runs = self._graph_runs(loop)
         if not runs:
             return False
         for run in runs:
@@ -406,15 +400,20 @@ class DatasetUse:
 
     def _runs_used(self, loop: cst.CSTNode) -> bool:
         """A TF1 graph run in ``loop`` whose result is used beyond a printout."""
+        return any(
+            any(u.kind is not UseKind.LOOK for u in self.uses(run))
+            for run in self._graph_runs(loop)
+        )
+
+    def _graph_runs(self, loop: cst.CSTNode) -> List[cst.Call]:
+        """The calls in ``loop``'s body that run a TF1 graph."""
         body = loop.body if isinstance(loop, (cst.For, cst.While)) else loop
-        for node in descendants(body, skip_scopes=True):
-            if (
-                isinstance(node, cst.Call)
-                and self.summaries.direct_effects(node) & Effect.RUNS_GRAPH
-            ):
-                if any(u.kind is not UseKind.LOOK for u in self.uses(node)):
-                    return True
-        return False
+        return [
+            node
+            for node in descendants(body, skip_scopes=True)
+            if isinstance(node, cst.Call)
+            and self.summaries.direct_effects(node) & Effect.RUNS_GRAPH
+        ]
 
     def _runs_graph_near(self, site: cst.CSTNode) -> bool:
         """The function (or module code) of ``site`` runs a TF1 graph somewhere."""
