@@ -35,7 +35,7 @@ from tflint_perf.analysis.steps import tensorflow_alias
 from tflint_perf.analysis.trips import Size
 from tflint_perf.engine import cst
 from tflint_perf.engine.headline import fit_headline
-from tflint_perf.engine.names import dotted
+from tflint_perf.engine.names import callee, dotted
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.walk import descendants
 
@@ -253,7 +253,7 @@ class GraphGrowth:
 
     def _report_ops(self, loop: Loop, calls: List[cst.Call]) -> None:
         facts = self.facts
-        names = list(dict.fromkeys(f"`{dotted(c.func) or '?'}()`" for c in calls))
+        names = list(dict.fromkeys(f"`{callee(c.func)}()`" for c in calls))
         builders = [c for c in calls if facts.graph.resolve(c)]
         shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
         verb = (
@@ -405,7 +405,7 @@ class GraphGrowth:
             return
         self._reported.add(anchor)
         name = func.name.value
-        names = list(dict.fromkeys(f"`{dotted(c.func) or '?'}()`" for c in ops))
+        names = list(dict.fromkeys(f"`{callee(c.func)}()`" for c in ops))
         shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
         headline = fit_headline(
             f"`{name}()` adds new TF1 ops ({shown}) on every call: create them once outside it",
@@ -418,7 +418,7 @@ class GraphGrowth:
                 "environment loop in another module runs it every step"
             )
         else:
-            chain = " <- ".join(f"`{dotted(c.func) or 'call'}()` ({facts.line(c)})" for c in calls)
+            chain = " <- ".join(f"`{callee(c.func)}()` ({facts.line(c)})" for c in calls)
             where = f"the loop at {facts.line(loop)} calls it through {chain}"
         init = " (in `__init__`)" if facts.sem.method_class(func) is not None else ""
         detail = (

@@ -23,7 +23,7 @@ from tflint_perf.analysis.steps import import_insertion_line
 from tflint_perf.analysis.trips import Size
 from tflint_perf.engine import cst
 from tflint_perf.engine.headline import fit_headline
-from tflint_perf.engine.names import canonical, dotted
+from tflint_perf.engine.names import callee, canonical, dotted
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.rule import SAFE, UNSAFE, Fix
 
@@ -75,9 +75,7 @@ class Searches:
             ):
                 if dotted(call.func.value) == node.targets[0].target.value:
                     continue  # m = m.something(...)
-            item = Item(
-                Built.MODEL, call, f"`{dotted(call.func) or '?'}()`", facts.binding_of(call)
-            )
+            item = Item(Built.MODEL, call, f"`{callee(call.func)}()`", facts.binding_of(call))
             if item.binding is None:
                 continue
             uses = facts.uses(item, calls)
@@ -205,7 +203,7 @@ class Searches:
         )
         spelling = self.spelling(construction, line)
         prefix = spelling[0] if spelling else "keras.backend"
-        built = dotted(construction.func) or "?"
+        built = callee(construction.func)
         headline = fit_headline(
             f"`{name}()` builds and trains a new Keras model per call: call "
             f"`{prefix}.clear_session()` at its start",

@@ -84,6 +84,17 @@ class Binder:
                     self._bind_name(leaf, node, BindingKind.DELETION, None)
         for node in ctx.nodes(cst.Call):
             self._mutating_call(node)
+        for node in ctx.nodes(cst.ClassDef):
+            self._class_constants(node)
+
+    def _class_constants(self, cls: cst.ClassDef) -> None:
+        """``COPY = 1000`` in a class body is what ``self.COPY`` reads in its
+        methods when no method sets ``self.COPY`` (kept to those: where one
+        does, the instance's own value is what the code means to follow)."""
+        own = self.class_attributes.setdefault(cls, {})
+        for name, bindings in self.model.scope(cls).bindings.items():
+            if name not in own and all(b.plain for b in bindings):
+                own[name] = list(bindings)
 
     def _add(self, binding: Binding) -> None:
         binding.scope.add(binding)

@@ -31,7 +31,7 @@ def rare_guard(ctx, node: cst.CSTNode) -> Optional[str]:
     Looks between ``node`` and its loop or function."""
 
     def rare(branch: cst.If) -> Optional[str]:
-        every = _modulo(branch)
+        every = _modulo(ctx, branch)
         if every is not None and every >= RARE_INTERVAL:
             return f"`if {ctx.code(branch.test)}`: once every {every} iterations"
         return None
@@ -40,10 +40,10 @@ def rare_guard(ctx, node: cst.CSTNode) -> Optional[str]:
 
 
 def every_n(ctx, node: cst.CSTNode) -> Optional[Tuple[str, int]]:
-    """(``if step % N == 0``, N) around ``node`` in its loop, a literal N of any size."""
+    """(``if step % N == 0``, N) around ``node`` in its loop, N of any size."""
     for branch in _between(ctx, node):
         if isinstance(branch, cst.If):
-            every = _modulo(branch)
+            every = _modulo(ctx, branch)
             if every is None:
                 resets = _resets(ctx, branch)
                 every = next(
@@ -265,13 +265,18 @@ def _between(ctx, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         child = parent
 
 
-def _modulo(branch: cst.If) -> Optional[int]:
+def _modulo(ctx, branch: cst.If) -> Optional[int]:
     """N of ``step % N == 0`` or ``not step % N`` anywhere in the test (``... and
     step > 0`` included): the block runs on one iteration in N. Not ``step % N``
-    alone or ``!= 0``, which run on the others."""
+    alone or ``!= 0``, which run on the others. N a literal or a name the trip
+    estimate reads as one number (``COPY = 1000`` ... ``% self.COPY``)."""
+    from tflint_perf.analysis.trips import Trips
+
+    trips: Trips = ctx.shared(Trips)
     for period in _periods(branch.test):
-        if isinstance(period, cst.Integer):
-            return int(period.evaluated_value)
+        every = trips.number(period)
+        if every is not None:
+            return every
     return None
 
 

@@ -5,15 +5,21 @@ Otherwise, only to tell a handful, the defaults of the function's parameters
 count when no call in the module passes others (``def smooth(taps=5)``: a
 handful; callers elsewhere may pass more, and such a loop may then be missed,
 never reported wrongly). ``range(x.ndim)`` counts dimensions;
-``range(len(x))`` and ``range(x.shape[0])`` walk data.
+``range(len(x))`` and ``range(x.shape[0])`` walk data, unless ``x`` lists the
+parts of a model (its layers or variables).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tflint_perf.analysis.api import Kind
 from tflint_perf.analysis.estimates import TINY, UNKNOWN, Estimate, Size, Spelled, counted
 from tflint_perf.engine import cst
+
+# Lists of these are the parts of a model (its layers, its variables): as many
+# as the model has, not items of the data.
+MODEL_PARTS = (Kind.LAYER, Kind.VARIABLE)
 
 if TYPE_CHECKING:
     from tflint_perf.analysis.trips import Trips
@@ -72,6 +78,8 @@ def _data_size(trips: "Trips", expr: cst.BaseExpression) -> bool:
         and expr.args
     ):
         inner = expr.args[0].value
+        if trips.values.element_kind(inner) in MODEL_PARTS:
+            return False  # ``range(len(tf.trainable_variables()))``: a model's parts
         return trips.iterable(inner).size is not Size.TINY and not isinstance(
             trips.sem.value_of(inner) if isinstance(inner, cst.Name) else None,
             (cst.List, cst.Tuple),

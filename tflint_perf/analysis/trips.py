@@ -77,17 +77,22 @@ class Trips:
         total: Optional[int] = 1
         reasons = []
         paced: Optional[Estimate] = None  # a loop a person paces: tiny however long it runs
+        data: Optional[Estimate] = None  # the innermost data-sized loop
         for loop in self.loops_around(node):
             each = capped(self, loop, node, self.of(loop))
             if each.size is Size.DATA:
-                return each
-            if each.paced:
+                data = data or each
+            elif each.paced:
                 paced = each
+            if each.paced and each.size is not Size.DATA:
+                pass  # a person's pace bounds it, not its count
             elif each.size is Size.UNKNOWN or each.count is None or total is None:
                 total = None
             else:
                 total *= each.count
             reasons.append(each.why)
+        if data is not None:  # its count, unless a loop of unknown count is around it too
+            return data if total is not None else Estimate(Size.DATA, None, data.why, data.paced)
         if not reasons:
             return Estimate(Size.TINY, 1, "not in a loop")
         if paced is not None:

@@ -74,6 +74,15 @@ def dotted(expr: cst.BaseExpression) -> Optional[str]:
     return ".".join(reversed(parts))
 
 
+def callee(func: cst.BaseExpression) -> str:
+    """What a message calls the function a call runs: its dotted name, else the
+    method's name (``.assign`` of ``to_w[i].assign(...)``), else ``call``."""
+    name = dotted(func)
+    if name is not None:
+        return name
+    return f".{func.attr.value}" if isinstance(func, cst.Attribute) else "call"
+
+
 def place(expr: cst.BaseExpression) -> Optional[str]:
     """Where a value is stored, as text: a dotted name (``self.images``) or one
     with literal keys (``log['loss']``, ``boxes[0]``); None for anything else

@@ -119,6 +119,8 @@ class Api:
     # ``nested=True``.
     returns_tuple: int = 0
     nested: bool = False
+    # What a returned list holds, when the API says (a model's variables).
+    elements: Kind = Kind.UNKNOWN
 
 
 def call(qualname: Optional[str]) -> Optional[Api]:

@@ -37,7 +37,7 @@ FUNCTIONS = merge(
     names(
         """trainable_variables global_variables local_variables all_variables
         model_variables moving_average_variables get_collection get_collection_ref""",
-        LIST,
+        Api(Kind.LIST, elements=Kind.VARIABLE),
         "tensorflow.",
     ),
     names(
