@@ -15,6 +15,7 @@ from __future__ import annotations
 import enum
 from typing import Dict, List, Optional
 
+from tflint_perf.analysis.api import Kind
 from tflint_perf.analysis.api import arraymath as am
 from tflint_perf.analysis.calls import CallGraph
 from tflint_perf.analysis.semantic import BindingKind, SemanticModel
@@ -62,6 +63,7 @@ _NOT_MATH = node_types(
     "Dict",
 )
 _PENDING = object()
+_CONTAINERS = (Kind.LIST, Kind.DICT, Kind.STRING)
 
 
 class ArrayFunctions:
@@ -116,6 +118,8 @@ class ArrayFunctions:
             return None
         elementwise = True
         for n in descendants(func.body, skip_scopes=True):
+            if isinstance(n, cst.Subscript) and self._container(n.value):
+                return None  # a lookup in a Python list or dict (``self.id2word[i]``)
             if isinstance(n, _NOT_ELEMENTWISE):
                 elementwise = False
             elif isinstance(n, _NOT_MATH):
@@ -130,6 +134,13 @@ class ArrayFunctions:
                     return None
                 elementwise = elementwise and found is FunctionKind.ELEMENTWISE
         return FunctionKind.ELEMENTWISE if elementwise else FunctionKind.NUMERIC
+
+    def _container(self, expr: cst.BaseExpression) -> bool:
+        """``expr`` holds a Python list, tuple, dict or string: reading an item of
+        it is a lookup, not array math."""
+        from tflint_perf.analysis.values import Values
+
+        return self.ctx.shared(Values).kind(expr) in _CONTAINERS
 
     def _sized_by(self, call: cst.Call, params) -> bool:
         """An array made with a size read from a parameter (``tf.zeros(shape)``,

@@ -291,7 +291,7 @@ class LoopFacts(ElementReads):
             and not self._number_beside_arrays(n)
         ):
             return Blocker.OBJECTS  # for spec, obs in zip(specs, obs): spec.dtype
-        if isinstance(n, cst.Subscript) and self._keyed_by_walked_value(n):
+        if isinstance(n, cst.Subscript) and self._keyed(n):
             return Blocker.LOOKUP  # for ch in text: codes[ch]
         if isinstance(n, (cst.AssignTarget, cst.AugAssign)) and self._tiles(n.target):
             return Blocker.TILING  # grid[:, i * size:(i + 1) * size] = image; overlap-add
@@ -434,8 +434,12 @@ class LoopFacts(ElementReads):
             return True
         return False
 
-    def _keyed_by_walked_value(self, sub: cst.Subscript) -> bool:
-        """A value walked from a list used to index something not shown to be an array."""
+    def _keyed(self, sub: cst.Subscript) -> bool:
+        """A value walked from a list used to index something not shown to be an array,
+        or an index read per element from a Python dict (``x[where[k]["row"]]``)."""
+        reads = [d for e in sub.slice if isinstance(e.slice, cst.Index) for d in descendants(e)]
+        if any(isinstance(d, cst.Subscript) and self.arrays.is_dict(d.value) for d in reads):
+            return True
         hits = [e for e in sub.slice if bare_any(e, self.walk.gather)]
         if not hits or self.arrays.is_array(sub.value):
             return False

@@ -237,6 +237,9 @@ class Values:
         if isinstance(container, cst.Attribute) and container.attr.value == "layers":
             if self.kind(container.value, depth) is Kind.KERAS_MODEL:
                 return Kind.LAYER
+        if isinstance(container, cst.Call):  # ``tf.trainable_variables()``: variables
+            facts = api.call(self.ctx.call_name(container))
+            return facts.elements if facts is not None else Kind.UNKNOWN
         if isinstance(container, (cst.Name, cst.Attribute)):
             kinds = set()
             for binding in self.sem.lookup_name(container):
@@ -300,6 +303,8 @@ class Values:
             method = self._graph().external(call)
             if method is not None:
                 return Kind(method.get("returns", Kind.UNKNOWN.value))
+        if isinstance(func, cst.Name) and not self.sem.lookup_name(func):
+            return api.returns(func.value)  # a builtin: ``list(xs)``, ``dict(pairs)``
         called = self.kind(func, depth)
         if called in (Kind.KERAS_MODEL, Kind.LAYER):
             return Kind.TENSOR
