@@ -169,7 +169,7 @@ def _shorten(head: str) -> str:
     """Fit a headline in the limit by shortening its quoted code."""
     parts = head.split("`")
     text = head
-    for width in (20, 12, 8):
+    for width in (24, 20, 12, 8):
         # the longest quoted code first: the advice keeps its words where it can
         for k in sorted(range(1, len(parts), 2), key=lambda k: -len(parts[k])):
             parts[k] = clip_code(parts[k], width)

@@ -57,21 +57,20 @@ def batch_of_one(ctx, expr, resolve: Optional[Resolve] = None, depth: int = 0):
             return expr
         return None
     if isinstance(expr, (cst.List, cst.Tuple)) and len(expr.elements) > 1:
-        # [encoder_input, decoder_input]: a multi-input model's inputs, each one sample.
-        if all(
-            not isinstance(e, cst.StarredElement) and batch_of_one(ctx, e.value, resolve, depth + 1)
-            for e in expr.elements
-        ):
+        # [state, np.expand_dims(goal, 0)]: a multi-input model's inputs share one
+        # batch size, so one input made a batch of one makes them all one sample.
+        if any(isinstance(e, cst.StarredElement) for e in expr.elements):
+            return None
+        if any(batch_of_one(ctx, e.value, resolve, depth + 1) for e in expr.elements):
             return expr
         return None
     if isinstance(expr, cst.Dict) and expr.elements:
-        # {"user_id": np.array([uid])}: a model's named inputs, each one sample.
-        for element in expr.elements:
-            if not isinstance(element, cst.DictElement):
-                return None
-            if batch_of_one(ctx, element.value, resolve, depth + 1) is None:
-                return None
-        return expr
+        # {"user_id": np.array([uid]), ...}: a model's named inputs, one batch size.
+        if not all(isinstance(e, cst.DictElement) for e in expr.elements):
+            return None
+        if any(batch_of_one(ctx, e.value, resolve, depth + 1) for e in expr.elements):
+            return expr
+        return None
     if isinstance(expr, cst.IfExp):
         return batch_of_one(ctx, expr.body, resolve, depth + 1) or batch_of_one(
             ctx, expr.orelse, resolve, depth + 1

@@ -357,7 +357,19 @@ class SemanticModel:
         out: List[Binding] = []
         for cls in self.class_and_bases(owner):
             out += self.class_attributes.get(cls, {}).get(attr, [])
-        return out
+        # Another method sees what a method left: not a value it replaced further
+        # down the same block (``self.r = [...]``; ``self.r = np.array(self.r)``).
+        return [b for b in out if b.scope.function is func or not self._replaced(b, out)]
+
+    def _replaced(self, binding: Binding, others: List[Binding]) -> bool:
+        block = self.ctx.parent(self.ctx.parent(binding.statement))
+        return any(
+            o.kind is BindingKind.ASSIGNMENT
+            and o.position > binding.position
+            and o.scope is binding.scope
+            and self.ctx.parent(self.ctx.parent(o.statement)) is block
+            for o in others
+        )
 
     def class_and_bases(self, cls: cst.ClassDef, depth: int = 0) -> List[cst.ClassDef]:
         """``cls`` and its base classes defined in this module, nearest first."""
