@@ -167,12 +167,14 @@ def _line(ctx, node) -> str:
 
 def _shorten(head: str) -> str:
     """Fit a headline in the limit by shortening its quoted code."""
-    parts = head.split("`")
+    original = head.split("`")
+    parts = list(original)
     text = head
     for width in (24, 20, 12, 8):
         # the longest quoted code first: the advice keeps its words where it can
-        for k in sorted(range(1, len(parts), 2), key=lambda k: -len(parts[k])):
-            parts[k] = clip_code(parts[k], width)
+        # (each width clips the code as written, not an earlier clipping of it)
+        for k in sorted(range(1, len(parts), 2), key=lambda k: -len(original[k])):
+            parts[k] = clip_code(original[k], width)
             text = "`".join(parts)
             if len(text) <= LIMIT:
                 return text

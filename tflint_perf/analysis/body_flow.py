@@ -133,6 +133,10 @@ class BodyFlow:
             return
         if target.value in facts.derived or target.value in facts.index:
             return  # an element updated in place, or the while counter
+        item = one_item(stmt)
+        if item is not None:  # ``xs += [v]``: xs.append(v)
+            self._sink(Sink(SinkKind.APPEND, node, item, target, test))
+            return
         if _is_one(stmt.value) and isinstance(stmt.operator, cst.AddAssign):
             self._sink(Sink(SinkKind.COUNT, node, None, target, test))
         elif isinstance(stmt.operator, (cst.AddAssign, cst.SubtractAssign)):
@@ -403,3 +407,13 @@ def _inner(ctx, sub: cst.Subscript) -> bool:
     """``g[k]`` inside ``g[k][0]``: part of a longer subscript, judged as that one."""
     parent = ctx.parent(sub)
     return isinstance(parent, cst.Subscript) and parent.value is sub
+
+
+def one_item(stmt: cst.AugAssign):
+    """``v`` of ``xs += [v]`` (an append spelled as list arithmetic), else None."""
+    value = stmt.value
+    if not isinstance(stmt.operator, cst.AddAssign) or not isinstance(value, cst.List):
+        return None
+    if len(value.elements) != 1 or isinstance(value.elements[0], cst.StarredElement):
+        return None
+    return value.elements[0].value

@@ -24,7 +24,7 @@ from tflint_perf.analysis.api import Kind
 from tflint_perf.analysis.api import arraymath as am
 from tflint_perf.analysis.array_functions import ArrayFunctions
 from tflint_perf.analysis.arrays import Arrays
-from tflint_perf.analysis.body_flow import BodyFlow
+from tflint_perf.analysis.body_flow import BodyFlow, one_item
 from tflint_perf.analysis.element_reads import ElementReads, bare, bare_any, index_name
 from tflint_perf.analysis.semantic import BindingKind, SemanticModel
 from tflint_perf.analysis.walks import (
@@ -297,8 +297,8 @@ class LoopFacts(ElementReads):
             return Blocker.TILING  # grid[:, i * size:(i + 1) * size] = image; overlap-add
         if _stringly(n):
             return Blocker.TEXT  # "%dk" % v, word != b"<pad>": text, not numbers
-        if isinstance(n, cst.AugAssign) and _list_valued(n.value):
-            return Blocker.PYTHON_LIST  # inputs += [word] * n
+        if isinstance(n, cst.AugAssign) and _list_valued(n.value) and not one_item(n):
+            return Blocker.PYTHON_LIST  # inputs += [word] * n (``xs += [v]`` appends)
         if isinstance(n, cst.BinaryOperation) and _list_valued(n):
             return Blocker.PYTHON_LIST  # seq + [0] * (n - len(seq)): list padding
         if isinstance(n, cst.Subscript) and self._decodes(n):
