@@ -1166,6 +1166,12 @@ KNOWN_FAILURES = {
     "TFP403/bad_two_input_predict_one_made_a_batch_of_one.py:method:0": (
         "TFP403 loses the finding when the loop moves into a method calling its body as `self.step()`"
     ),
+    "TFP101/bad_pen_lifts_collected_by_list_addition.py:helper:0": (
+        "TFP101 loses the finding when the loop's body moves into a helper function called in the loop"
+    ),
+    "TFP101/bad_pen_lifts_collected_by_list_addition.py:method:0": (
+        "TFP101 loses the finding when the loop moves into a method calling its body as `self.step()`"
+    ),
 }
 
 # The split rewrite moves a module's functions and classes to a second module:
@@ -1174,6 +1180,8 @@ NEEDS_INDEX = {
     # the class of the parameter `w` is known only from the call in the other
     # module (callers elsewhere need the reverse index)
     "TFP101/bad_rows_scaled_through_an_array_table.py",
+    # the array `trace` is passed by the call in the other module
+    "TFP101/bad_pen_lifts_collected_by_list_addition.py",
     # the call passing another count moves to the other module, which this one
     # cannot see: the default then decides (callers elsewhere need the index)
     "TFP101/bad_default_count_handed_on.py",
