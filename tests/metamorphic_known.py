@@ -1106,12 +1106,6 @@ KNOWN_FAILURES = {
     "TFP403/bad_models_unpacked_onto_self.py:method:1": (
         "TFP403 loses its 2 findings when the loop moves into a method calling its body as `self.step()`"
     ),
-    "TFP403/bad_one_row_buffer_refilled.py:helper:0": (
-        "TFP403 loses the finding when the loop's body moves into a helper function called in the loop"
-    ),
-    "TFP403/bad_one_row_buffer_refilled.py:method:0": (
-        "TFP403 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
     "TFP404/bad_train_on_batch_random_pairs.py:helper:0": (
         "TFP404 loses the finding when the loop's body moves into a helper function called in the loop"
     ),

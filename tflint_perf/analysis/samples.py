@@ -31,18 +31,21 @@ MAX_DEPTH = 6
 Resolve = Callable[["cst.Name"], Optional["cst.BaseExpression"]]
 
 
-def batch_of_one(ctx, expr, resolve: Optional[Resolve] = None, depth: int = 0):
+def batch_of_one(
+    ctx, expr, resolve: Optional[Resolve] = None, depth: int = 0, inputs: bool = True
+):
     """The sub-expression that makes ``expr`` a batch of one sample, else None.
 
     ``resolve(name)`` gives the value a name holds at that point (or None);
-    without it names are opaque.
+    without it names are opaque. ``inputs``: ``expr`` is what the model is given
+    (not an argument of a call that makes it, such as ``np.concatenate``'s).
     """
     if depth > MAX_DEPTH or expr is None:
         return None
     if isinstance(expr, cst.Name):
         if resolve is None:
             return None
-        return batch_of_one(ctx, resolve(expr), resolve, depth + 1)
+        return batch_of_one(ctx, resolve(expr), resolve, depth + 1, inputs)
     if isinstance(expr, cst.Subscript):
         if small_slice(expr) or adds_axis(ctx, expr) or _one_index_list(expr):
             return expr
@@ -61,14 +64,16 @@ def batch_of_one(ctx, expr, resolve: Optional[Resolve] = None, depth: int = 0):
         # batch size, so one input made a batch of one makes them all one sample.
         if any(isinstance(e, cst.StarredElement) for e in expr.elements):
             return None
-        if any(batch_of_one(ctx, e.value, resolve, depth + 1) for e in expr.elements):
+        found = [batch_of_one(ctx, e.value, resolve, depth + 1) for e in expr.elements]
+        if any(found) if inputs else all(found):
             return expr
         return None
     if isinstance(expr, cst.Dict) and expr.elements:
         # {"user_id": np.array([uid]), ...}: a model's named inputs, one batch size.
         if not all(isinstance(e, cst.DictElement) for e in expr.elements):
             return None
-        if any(batch_of_one(ctx, e.value, resolve, depth + 1) for e in expr.elements):
+        found = [batch_of_one(ctx, e.value, resolve, depth + 1) for e in expr.elements]
+        if any(found) if inputs else all(found):
             return expr
         return None
     if isinstance(expr, cst.IfExp):
@@ -112,11 +117,11 @@ def _call(ctx, call: cst.Call, resolve, depth: int):
     # Element-wise work on a batch of one keeps it one: x[None].astype(...),
     # preprocess_input(np.expand_dims(x, 0)).
     if isinstance(func, cst.Attribute) and qual is None:
-        inner = batch_of_one(ctx, func.value, resolve, depth + 1)
+        inner = batch_of_one(ctx, func.value, resolve, depth + 1, inputs=False)
         if inner is not None:
             return inner
-    if first is not None:
-        return batch_of_one(ctx, first, resolve, depth + 1)
+    if first is not None:  # what the call works on, not the model's inputs
+        return batch_of_one(ctx, first, resolve, depth + 1, inputs=False)
     return None
 
 
