@@ -31,9 +31,7 @@ MAX_DEPTH = 6
 Resolve = Callable[["cst.Name"], Optional["cst.BaseExpression"]]
 
 
-def batch_of_one(
-    ctx, expr, resolve: Optional[Resolve] = None, depth: int = 0, inputs: bool = True
-):
+def batch_of_one(ctx, expr, resolve: Optional[Resolve] = None, depth: int = 0, inputs: bool = True):
     """The sub-expression that makes ``expr`` a batch of one sample, else None.
 
     ``resolve(name)`` gives the value a name holds at that point (or None);
