@@ -686,17 +686,11 @@ KNOWN_FAILURES = {
     "TFP202/bad_cv_factory.py:method:0": (
         "TFP202 loses the finding when the loop moves into a method calling its body as `self.step()`"
     ),
-    "TFP202/bad_layer_per_batch.py:alias:all": (
-        "TFP202 loses the finding when the module's names are read through aliases (`x_alias = x`)"
-    ),
     "TFP202/bad_layer_per_batch.py:helper:0": (
         "TFP202 loses the finding when the loop's body moves into a helper function called in the loop"
     ),
     "TFP202/bad_layer_per_batch.py:method:0": (
         "TFP202 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP202/bad_library_factory_fit.py:alias:all": (
-        "TFP202 loses the finding when the module's names are read through aliases (`x_alias = x`)"
     ),
     "TFP202/bad_library_factory_fit.py:helper:0": (
         "TFP202 loses the finding when the loop's body moves into a helper function called in the loop"
@@ -704,17 +698,11 @@ KNOWN_FAILURES = {
     "TFP202/bad_library_factory_fit.py:method:0": (
         "TFP202 loses the finding when the loop moves into a method calling its body as `self.step()`"
     ),
-    "TFP202/bad_model_per_batch.py:alias:all": (
-        "TFP202 loses the finding when the module's names are read through aliases (`x_alias = x`)"
-    ),
     "TFP202/bad_model_per_batch.py:helper:0": (
         "TFP202 loses the finding when the loop's body moves into a helper function called in the loop"
     ),
     "TFP202/bad_model_per_batch.py:method:0": (
         "TFP202 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP202/bad_model_per_batch_just_past_a_handful.py:alias:all": (
-        "TFP202 loses the finding when the module's names are read through aliases (`x_alias = x`)"
     ),
     "TFP202/bad_model_per_batch_just_past_a_handful.py:helper:0": (
         "TFP202 loses the finding when the loop's body moves into a helper function called in the loop"
@@ -727,15 +715,6 @@ KNOWN_FAILURES = {
     ),
     "TFP202/bad_reload_weights.py:method:0": (
         "TFP202 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP202/bad_search_import_later.py:alias:all": (
-        "TFP202 loses the finding when the module's names are read through aliases (`x_alias = x`)"
-    ),
-    "TFP202/bad_search_no_clear.py:alias:all": (
-        "TFP202 loses the finding when the module's names are read through aliases (`x_alias = x`)"
-    ),
-    "TFP202/bad_search_shared_base.py:alias:all": (
-        "TFP202 loses the finding when the module's names are read through aliases (`x_alias = x`)"
     ),
     "TFP202/bad_tf1_builder_fetched_with_reuse.py:helper:0": (
         "TFP202 loses the finding when the loop's body moves into a helper function called in the loop"
@@ -767,17 +746,11 @@ KNOWN_FAILURES = {
     "TFP202/bad_tf1_graph_per_trial.py:method:1": (
         "TFP202 loses the finding when the loop moves into a method calling its body as `self.step()`"
     ),
-    "TFP202/bad_tf_function_factory_in_loop.py:alias:all": (
-        "TFP202 loses the finding when the module's names are read through aliases (`x_alias = x`)"
-    ),
     "TFP202/bad_tf_function_factory_in_loop.py:helper:0": (
         "TFP202 loses the finding when the loop's body moves into a helper function called in the loop"
     ),
     "TFP202/bad_tf_function_factory_in_loop.py:method:0": (
         "TFP202 loses the finding when the loop moves into a method calling its body as `self.step()`"
-    ),
-    "TFP202/bad_tf_function_in_loop.py:alias:all": (
-        "TFP202 loses its 2 findings when the module's names are read through aliases (`x_alias = x`)"
     ),
     "TFP202/bad_tf_function_in_loop.py:helper:0": (
         "TFP202 finds 1 of 2 when the loop's body moves into a helper function called in the loop"

@@ -350,6 +350,25 @@ def test_origins_lead_through_in_place_changes_to_the_assignment():
     assert origin.kind is BindingKind.ASSIGNMENT and ctx.code(origin.value) == "Sequential()"
 
 
+def test_origins_lead_through_an_alias_to_the_object_it_copies():
+    ctx, sem = model(
+        """
+        scorer = build()
+        same = scorer
+        same.predict_on_batch(x)
+        other = unknown_name
+        other.run()
+        """
+    )
+    receiver = find(ctx, cst.Call, "same.predict_on_batch(x)").func.value
+    (origin,) = sem.origins(receiver)
+    assert ctx.code(origin.value) == "build()"
+    # an alias of a name bound nowhere in the module stays the alias
+    receiver = find(ctx, cst.Call, "other.run()").func.value
+    (origin,) = sem.origins(receiver)
+    assert ctx.code(origin.value) == "unknown_name"
+
+
 def test_a_module_function_named_like_a_mutator_changes_nothing():
     ctx, sem = model(
         "import numpy as np\nimport tensorflow as tf\nz = tf.add(x, y)\nw = np.append(a, 1)\n"

@@ -395,7 +395,8 @@ class SemanticModel:
     def origins(self, name: cst.BaseExpression) -> List[Binding]:
         """The bindings that give the object ``name`` reads its identity: as
         ``lookup_name``, but an in-place change (``model.add(layer)``,
-        ``xs.append(x)``, ``x[i] = v``) leads back to the bindings reaching it."""
+        ``xs.append(x)``, ``x[i] = v``) leads back to the bindings reaching it,
+        and an alias (``m = model``) to those of the name it copies."""
         out: List[Binding] = []
         todo = list(self.lookup_name(name))
         seen: Set[int] = set()
@@ -408,6 +409,11 @@ class SemanticModel:
                 binding.node, (cst.Name, cst.Attribute)
             ):
                 todo.extend(self.lookup(binding.name, binding.node))
+                continue
+            value = binding.value if binding.plain else None  # ``m = model``: an alias
+            copied = self.lookup_name(value) if isinstance(value, cst.Name) else []
+            if copied:
+                todo.extend(copied)
             else:
                 out.append(binding)
         return out
