@@ -467,23 +467,8 @@ class Arrays:
         )
 
     def is_dict(self, expr) -> bool:
-        """A dict: by its value kind, or a name bound only to ``{...}`` / ``dict(...)``."""
-        if self.values.kind(expr) is Kind.DICT:
-            return True
-        if not isinstance(expr, cst.Name):
-            return False
-        found = self.sem.lookup_name(expr)
-        return bool(found) and all(b.plain and self._builtin_dict(b.value) for b in found)
-
-    def _builtin_dict(self, value) -> bool:
-        if isinstance(value, (cst.Dict, cst.DictComp)):
-            return True
-        return (
-            isinstance(value, cst.Call)
-            and isinstance(value.func, cst.Name)
-            and not self.sem.lookup_name(value.func)
-            and api.returns(value.func.value) is Kind.DICT
-        )
+        """A dict, by its value kind (``{...}``, ``dict(...)``, a name bound to one)."""
+        return self.values.kind(expr) is Kind.DICT
 
     def is_counter(self, expr, depth: int = 0) -> bool:
         """``np.arange(...)`` / ``tf.range(...)`` (or a name bound only to one): iterating
