@@ -48,7 +48,8 @@ class SerialDatasetMap(Rule):
     handful of elements (`ds.take(2).map(f)`), for a pipeline only looked
     at, never trained on: displayed or printed then replaced, peeked at
     (`ds.take(2)`, `next(iter(ds))`, a TF1 iterator run in a loop of a few
-    iterations, or in a loop whose runs' results are only printed), or iterated to plot or show each element (`plt.imshow`, a
+    iterations, or in a loop whose runs' results are only printed), iterated by a loop that
+    only prints each element, or iterated to plot or show each element (`plt.imshow`, a
     helper that draws, a `time.sleep` per element), when `deterministic=`
     is passed explicitly (or `num_threads=`, `tf.contrib.data`'s name for
     it before TF 1.4), and in test code.

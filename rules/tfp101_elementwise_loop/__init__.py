@@ -63,7 +63,8 @@ class ElementwiseLoop(Rule):
     path rebinds it to an array: `if x.ndim < 4: x = np.array([x])`).
 
     It stays silent on loops of a handful of iterations (`range(4)`, a
-    name bound to a small number, a count every call in the file passes, an
+    name bound to a small number, a count every call in the file passes
+    (also to a method only ever called, as `self.draw(self.batch_size)`), an
     attribute `__init__` sets from what every construction passes
     (`TinyNet(2, 3)`), a short literal array, a few channels,
     the rows of a small array every call of the function passes, unless a

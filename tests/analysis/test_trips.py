@@ -228,6 +228,32 @@ def test_a_counter_after_the_work_caps_nothing():
             Size.DATA,  # the rows of an array, whatever their number per call
         ),
         ("results = []\nfor r in results:\n    work(r)\n", Size.UNKNOWN),  # a list to fill
+        # A method only ever called as ``self.draw(...)``: what those calls pass.
+        (
+            "class R:\n    def draw(self, k):\n        for i in range(k):\n            work(i)\n"
+            "    def step(self):\n        return self.draw(8)\n",
+            Size.TINY,
+        ),
+        # ... not when a base class may call it too, nor when it is handed on.
+        (
+            "class R(Base):\n    def draw(self, k):\n        for i in range(k):\n"
+            "            work(i)\n    def step(self):\n        return self.draw(8)\n",
+            Size.UNKNOWN,
+        ),
+        (
+            "class R:\n    def draw(self, k):\n        for i in range(k):\n            work(i)\n"
+            "    def step(self):\n        run(self.draw)\n        return self.draw(8)\n",
+            Size.UNKNOWN,
+        ),
+        # A two-input model's prediction has the rows of its inputs, not two.
+        (
+            "q = model.predict([np.zeros((1, 3)), np.zeros((1, 1))])\nfor r in q:\n    work(r)\n",
+            Size.TINY,
+        ),
+        (
+            "q = model.predict([states, actions])\nfor r in q:\n    work(r)\n",
+            Size.UNKNOWN,
+        ),
     ],
 )
 def test_what_callers_pass_and_defaults_bound_a_loop(source, size):

@@ -323,7 +323,7 @@ class DatasetUse:
         if use.taken is not None and use.taken <= TINY:
             return False
         if kind is UseKind.LOOP:
-            if self.runs_once(use.site):
+            if self.runs_once(use.site) or self.prints_only(use.site):
                 return False
             return not self.display_loop(use.site) or self.step_evidence(use.site) is not None
         if kind is UseKind.ITERATOR:
@@ -427,6 +427,25 @@ class DatasetUse:
         """A loop whose body plots or shows each element: a viewer's pace."""
         body = loop.body if isinstance(loop, cst.For) else loop
         return shown_each_iteration(self.ctx, body)
+
+    def prints_only(self, loop: cst.CSTNode) -> bool:
+        """A ``for`` loop whose body only prints (``print(x.numpy())``): a look at
+        the elements, at whatever pace the console takes them."""
+        if not isinstance(loop, cst.For) or not isinstance(loop.body, cst.IndentedBlock):
+            return False
+        for statement in loop.body.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                return False
+            for small in statement.body:
+                call = small.value if isinstance(small, cst.Expr) else None
+                if not (isinstance(call, cst.Call) and self._is_print(call.func)):
+                    return False
+        return True
+
+    def _is_print(self, func: cst.BaseExpression) -> bool:
+        return (
+            isinstance(func, cst.Name) and func.value == "print" and not self.sem.lookup_name(func)
+        )
 
     def runs_once(self, loop: cst.CSTNode) -> bool:
         """A ``for`` loop whose body ends with an unconditional ``break``: one element."""

@@ -123,12 +123,28 @@ def first_of_result(ctx, call: cst.Call, region: cst.CSTNode) -> bool:
     result = assigned_name(parent)
     if result is None:
         return False
-    return any(
-        isinstance(node, cst.Name)
+    reads = [
+        node
+        for node in descendants(region, skip_scopes=True)
+        if isinstance(node, cst.Name)
         and node.value == result
         and node is not parent.targets[0].target
-        and reduced_to_one(ctx, node)
-        for node in descendants(region, skip_scopes=True)
+    ]
+    if any(_item_past_the_first(ctx, node) for node in reads):
+        return False  # ``r[0]`` and ``r[1]``: a model's outputs, not the rows of one sample
+    return any(reduced_to_one(ctx, node) for node in reads)
+
+
+def _item_past_the_first(ctx, node: cst.CSTNode) -> bool:
+    """``node[1]``, ``node[2]``...: an item one sample's output has not got."""
+    parent = ctx.parent(node)
+    if not (isinstance(parent, cst.Subscript) and parent.value is node and parent.slice):
+        return False
+    index = parent.slice[0].slice
+    return (
+        isinstance(index, cst.Index)
+        and isinstance(index.value, cst.Integer)
+        and index.value.evaluated_value > 0
     )
 
 

@@ -52,6 +52,13 @@ DATA_EFFECTS = (Effect.INFERENCE, Effect.TRAINING)
 _MAX_ROUNDS = 50
 # What a TensorFlow call returns when it is an op (in graph mode: a new node).
 _OP_KINDS = (Kind.TENSOR, Kind.GRAPH_OP, Kind.VARIABLE)
+# Every method name the API table gives facts for, of any kind, and those
+# graph mode reads on a receiver of unknown kind.
+_TABLED_METHODS = frozenset(
+    {name for table in api.tables.METHODS.values() for name in table}
+    | set(SESSION_RUN_METHODS)
+    | set(VARIABLE_ASSIGNS)
+)
 # What a block run on the first call only builds once (``if self.op is None:``).
 ONCE_BUILT = Effect.BUILDS | Effect.GRAPH_GROWTH
 
@@ -186,13 +193,19 @@ class Summaries:
         if self.graph.resolve(call):
             return Effect.NONE, None  # the module's own function runs: its summary says
         if isinstance(func, cst.Attribute):
+            if func.attr.value not in _TABLED_METHODS:
+                # No kind has a method of this name: no receiver does anything
+                # (most calls: ``xs.append``), so its kind is not worked out.
+                if self.graph_mode and self._given_a_session(call):
+                    return Effect.RUNS_GRAPH, None
+                return Effect.NONE, None
             receiver = self.values.kind(func.value)
             if receiver is Kind.UNKNOWN and func.attr.value in keras.KERAS_ONLY_METHODS:
                 receiver = Kind.KERAS_MODEL  # a name guess (api/keras.py says why)
             effects = api.method_effects(receiver, func.attr.value)
             if self.graph_mode:
                 effects |= _graph_method(receiver, func.attr.value)
-                if any(self.values.kind(a.value) is Kind.SESSION for a in call.args):
+                if self._given_a_session(call):
                     effects |= Effect.RUNS_GRAPH  # ``saver.save(sess, path)``
             if effects & (Effect.INFERENCE | Effect.TRAINING):
                 return effects, data_argument(call)
@@ -205,6 +218,9 @@ class Summaries:
         if self._iterates_a_dataset(call):
             return Effect.INITS_RUNTIME, None
         return Effect.NONE, None
+
+    def _given_a_session(self, call: cst.Call) -> bool:
+        return any(self.values.kind(a.value) is Kind.SESSION for a in call.args)
 
     def _construction(self, qualname: str, call: cst.Call) -> Effect:
         """A Keras model built as it is constructed starts the runtime: a

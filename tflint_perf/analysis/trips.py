@@ -35,6 +35,7 @@ from tflint_perf.analysis.estimates import (
 from tflint_perf.analysis.index_bounds import indexes_a_literal, literal_length, read_as_record
 from tflint_perf.analysis.ladders import filled, while_estimate
 from tflint_perf.analysis.none_defaults import filled_default
+from tflint_perf.analysis.only_called import only_called
 from tflint_perf.analysis.pacing import waits_on_a_person
 from tflint_perf.analysis.ranges import range_estimate
 from tflint_perf.analysis.semantic import (
@@ -309,6 +310,23 @@ class Trips:
         most = max(c for c in counts if c is not None) if None not in counts else None
         return Estimate(Size.TINY, most, f"`{code}` returns {each[0].why}")
 
+    def _inputs_listed(self, expr, depth: int) -> Optional[List[cst.BaseExpression]]:
+        """The arrays of a list or tuple of them (not of literal rows), or of a name
+        or parameter given one: the inputs of a multi-input model."""
+        if depth > _DEPTH:
+            return None
+        if isinstance(expr, (cst.List, cst.Tuple)):
+            items = [e.value for e in expr.elements]
+            return items if not all(is_literal_row(i) for i in items) else None
+        if isinstance(expr, cst.Name):
+            value = self.sem.value_of(expr)
+            values = [value] if value is not None else self.parameter_values(expr) or []
+            for v in values:
+                found = self._inputs_listed(v, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
     def _generator(self, func: cst.FunctionDef) -> bool:
         if self._generators is None:
             self._generators = {self.sem.function_of(y) for y in self.ctx.nodes(cst.Yield)}
@@ -327,6 +345,11 @@ class Trips:
         ):
             rows = self.iterable(args[0], depth + 1)
         elif isinstance(func, cst.Attribute) and func.attr.value in arraymath.ARRAY_RESULT_METHODS:
+            inputs = self._inputs_listed(args[0], depth)
+            if inputs is not None:  # model.predict([states, actions]): a model's inputs,
+                # one batch size for all: the rows of the one that shows them
+                known = (self.iterable(i, depth + 1) for i in inputs)
+                return next((rows for rows in known if rows.tiny), None)
             rows = self.iterable(args[0], depth + 1)  # model.predict(queries): one row each
         else:
             shape = self.shape(call, depth)
@@ -410,7 +433,7 @@ class Trips:
             return None
         graph = self.ctx.shared(CallGraph)
         calls = graph.callers(func)
-        if not self._only_called(func):
+        if not only_called(self.ctx, func):
             return None
         if not calls:
             return [param.default] if uncalled and param.default is not None else None
@@ -436,34 +459,6 @@ class Trips:
             return not self.repeats(call).tiny
         finally:
             self._calling.discard(call)
-
-    def _only_called(self, func: cst.FunctionDef) -> bool:
-        """A plain function (or a class, for its ``__init__``) whose name is only ever
-        called (never handed on as a callback or a base class, never imported from: its
-        module calls it itself)."""
-        owner = self.sem.method_class(func)
-        named: cst.CSTNode = func
-        if owner is not None and func.name.value == "__init__":
-            named = owner  # ``Board(...)`` calls ``Board.__init__``
-        elif owner is not None:
-            return False
-        assert isinstance(named, (cst.FunctionDef, cst.ClassDef))
-        found = [
-            b
-            for b in self.sem.definitions(
-                named.name.value, self.sem.scope_of(self.ctx.parent(named))
-            )
-            if b.statement is named
-        ]
-        if len(found) != 1:
-            return False
-        for read in self.sem.references(found[0]):
-            call = self.ctx.parent(read)
-            if isinstance(call, cst.Arg) and _is_super(self.ctx.parent(call)):
-                continue  # super(Cls, self): the class named, not handed on
-            if not (isinstance(call, cst.Call) and call.func is read):
-                return False
-        return True
 
     def _one_shape(self, name, depth: int) -> Optional[List[Optional[int]]]:
         """The shape every binding of ``name`` gives it, when they agree: a notebook
@@ -584,9 +579,12 @@ class Trips:
         return self.number(before[-1].value) if before else None  # type: ignore[arg-type]
 
 
-def _is_super(node) -> bool:
-    return (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Name)
-        and node.func.value == "super"
-    )
+def is_literal_row(expr) -> bool:
+    """A number or a list of them, as written (``[1, 2]``, ``-0.5``)."""
+    if isinstance(expr, cst.UnaryOperation):
+        expr = expr.expression
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        return all(is_literal_row(e.value) for e in expr.elements)
+    return False
