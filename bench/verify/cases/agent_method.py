@@ -28,4 +28,4 @@ agent.model.compile(
     optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 )
 agent.model.fit(x_train[:512].reshape(512, 784) / 255.0, y_train[:512], epochs=50, verbose=0)
-print(agent.act_all(x_train[:16].reshape(16, 784).astype("float32") / 255.0))
+print(agent.act_all(x_train[:64].reshape(64, 784).astype("float32") / 255.0))
