@@ -127,7 +127,9 @@ class Arrays:
             if fetched is not None:  # a fetch among others: only a tensor the module built
                 return self.values.kind(fetched) in _ARRAY_KINDS + (Kind.GRAPH_OP,)
             level = self._tuple_level(name)
-            return level is not None and self._array_level(*level)
+            if level is not None and self._array_level(*level):
+                return True
+            return self.values.kind(name) in _ARRAY_KINDS  # an item a function returns
         return False
 
     def _fetched(self, binding: Binding) -> Optional[cst.BaseExpression]:

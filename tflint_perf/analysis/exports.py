@@ -92,6 +92,9 @@ def function_facts(
         "path": ctx.path,
         "calls_in_loop": _parameters_called_in_loops(ctx, func),
     }
+    items = _returned_items(values, func)
+    if items is not None:
+        facts["items"] = items
     step = (steps or {}).get(func)
     if step is not None:
         facts["step"] = step
@@ -114,6 +117,7 @@ def function_facts(
         and not facts["mutates"]
         and not facts["calls_in_loop"]
         and "array_kind" not in facts
+        and "items" not in facts
     ):
         return None
     return facts
@@ -143,6 +147,25 @@ def _step_facts(ctx) -> Dict[cst.FunctionDef, Facts]:
             continue
         out[func] = {"compiled": reach.compiled(func.body), "reported": _reported_here(ctx, func)}
     return out
+
+
+def _returned_items(values: Values, func: cst.FunctionDef) -> Optional[list]:
+    """The kind of each item of the tuple every ``return`` of ``func`` spells out
+    (``return full_path, dob, face_score``), when they agree and one is known."""
+    found = None
+    for ret in values.returns(func):
+        items = ret.value
+        if not isinstance(items, cst.Tuple) or any(
+            isinstance(e, cst.StarredElement) for e in items.elements
+        ):
+            return None
+        kinds = [values.kind(e.value).value for e in items.elements]
+        if found is not None and kinds != found:
+            return None
+        found = kinds
+    if found is None or all(k == Kind.UNKNOWN.value for k in found):
+        return None
+    return found
 
 
 def _reported_here(ctx, func: cst.FunctionDef) -> bool:

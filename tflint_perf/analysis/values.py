@@ -5,9 +5,8 @@ from the API table and the semantic model, following the value through
 assignments, aliases (``t = p[i]``), tuple unpacking (``(x, y), _ =
 mnist.load_data()``), loop targets (a row of an array, a batch of a
 dataset), ``with`` targets, attributes set in any method (``self.model =
-build()``), subscripts, container elements (``xs.append(t)``), the returns
-of the module's functions and the instances of its classes (a
-``keras.Model`` subclass is a Keras model).
+build()``), subscripts, container elements (``xs.append(t)``), the returns of
+the module's (and the tree's) functions and the instances of its classes.
 
 Precision over recall: a name with bindings of different kinds is UNKNOWN.
 """
@@ -183,8 +182,11 @@ class Values:
         return Kind.UNKNOWN
 
     def _returned_item(self, call: cst.Call, index: int, depth: int) -> Kind:
-        """Item ``index`` of what a module function returns as a tuple, when every
-        ``return`` of it spells one out (``return words, train_x, train_y``)."""
+        """Item ``index`` of the tuple every ``return`` of a module function spells
+        out (``return words, train_x``), or a tree function's exported ``items``."""
+        items = (self._graph().external(call) or {}).get("items") or ()
+        if index < len(items):
+            return Kind(items[index])
         kinds = set()
         for func in self._graph().resolve(call):
             for ret in self.returns(func):

@@ -34,6 +34,7 @@ FUNCTIONS = merge(
     names("dict", Api(Kind.DICT)),
     names("open", Api(Kind.UNKNOWN, Effect.IO)),
     names("h5py.File", Api(Kind.ARRAY_STORE, Effect.IO)),  # f["train_X"]: an array
+    names("scipy.io.loadmat", Api(Kind.ARRAY_STORE, Effect.IO)),  # mat["X"]: an array
     names("gc.collect", Api(Kind.SCALAR)),
     names("joblib.load pickle.load pickle.loads dill.load cloudpickle.load", OTHER_MODEL),
     names(

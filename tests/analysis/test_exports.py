@@ -1,0 +1,27 @@
+from tests.analysis.snippets import context
+from tflint_perf.analysis.exports import module_exports
+
+
+def test_each_item_of_a_returned_tuple_is_exported_with_its_kind():
+    ctx = context(
+        """
+        from scipy.io import loadmat
+
+        def load(path):
+            meta = loadmat(path)
+            return meta["x"][0], [1, 2]
+
+        def passed_on(a, b):
+            return a, b
+
+        def either(path, flag):
+            if flag:
+                return loadmat(path)["x"], 1
+            return [], 1
+        """
+    )
+    found = module_exports(ctx)
+    assert found["load"]["items"] == ["array", "list"]
+    # nothing known of any item, or returns that disagree: no items
+    assert "items" not in (found.get("passed_on") or {})
+    assert "items" not in (found.get("either") or {})
