@@ -46,6 +46,22 @@ def test_locate_finds_package_modules_and_script_siblings(tmp_path):
     assert tree.locate(train, "numpy.sum") is None
 
 
+def test_folders_without_an_init_are_namespace_packages_for_the_scripts_above(tmp_path):
+    files = write(
+        tmp_path,
+        {"create_db.py": "", "src/utils.py": "", "src/nets/wide.py": "", "pkg/__init__.py": ""},
+    )
+    tree = Tree(files)
+    script = str(tmp_path / "create_db.py")
+    assert tree.locate(script, "src.utils.get_meta") == (
+        str(tmp_path / "src/utils.py"),
+        ["get_meta"],
+    )
+    assert tree.locate(script, "src.nets.wide.Net") == (str(tmp_path / "src/nets/wide.py"), ["Net"])
+    # a folder that is not a Python name is no package
+    assert tree.locate(script, "utils.get_meta") is None
+
+
 def test_the_disk_tree_finds_what_the_tree_of_every_file_finds(tmp_path):
     files = write(
         tmp_path,

@@ -15,6 +15,7 @@ from typing import List, Optional
 
 from tflint_perf.analysis.api import arraymath as am
 from tflint_perf.analysis.array_functions import FunctionKind
+from tflint_perf.analysis.body_flow import skip_test
 from tflint_perf.analysis.elementwise import LoopFacts, SinkKind, first_match, value_nodes
 from tflint_perf.analysis.vectorise import Plan, Vectoriser, atom
 from tflint_perf.engine import cst
@@ -194,8 +195,9 @@ def _parts(facts: LoopFacts, vec: Vectoriser, found: Verdict, plan: Optional[Pla
             ],
         )
     if kind is OpKind.COUNT:
-        cond = vec.expression(sink.test) if sink.test is not None else None
+        cond = vec.expression(sink.test) if sink.test is not None and not sink.nested else None
         if cond:
+            cond = f"~{atom(cond)}" if sink.negated else cond
             use.append(f"use `{vec.lib('count_nonzero')}({cond})`")
         return _Parts(
             _found(facts, "counts matching elements", "counts matches", "one at a time"),
@@ -334,6 +336,8 @@ def _mask(facts: LoopFacts, vec: Vectoriser, found: Verdict, use: List[str]) -> 
     test = sink.test if select is None else select.test
     verb = verb if select is None else "selects"
     cond = vec.expression(test)
+    if cond and select is None and skip_test(facts.ctx.parent(test)) is not None:
+        cond = f"~{atom(cond)}"  # ``if test: continue``: the rows kept are where it is false
     advice = list(use)
     if cond:
         advice.append(f"use a boolean mask (`{cond}`) or `np.where`")

@@ -46,7 +46,13 @@ class BodyFlow:
 
     def _suite(self, statements, test, negated=False, nested=False) -> None:
         for stmt in statements:
-            self._statement(stmt, test, negated, nested)
+            guard = skip_test(stmt)
+            if guard is None:
+                self._statement(stmt, test, negated, nested)
+            elif test is None:  # ``if bad: continue``: what follows runs where it is false
+                test, negated = guard, True
+            else:
+                nested = True  # a second test: no one mask is spelled for both
 
     def _statement(self, stmt, test, negated=False, nested=False) -> None:
         """``test``: the ``if`` around the statement (the outermost one); ``negated``:
@@ -417,3 +423,14 @@ def one_item(stmt: cst.AugAssign):
     if len(value.elements) != 1 or isinstance(value.elements[0], cst.StarredElement):
         return None
     return value.elements[0].value
+
+
+def skip_test(stmt):
+    """The test of ``if test: continue`` (nothing else in it), else None."""
+    if not isinstance(stmt, cst.If) or stmt.orelse is not None:
+        return None
+    body = stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ()
+    if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine):
+        return None
+    smalls = body[0].body
+    return stmt.test if len(smalls) == 1 and isinstance(smalls[0], cst.Continue) else None

@@ -164,6 +164,9 @@ class Pass:
             extra["forced"] = view.forced
 
 
+_NAMESPACE_DEPTH = 3  # folders without ``__init__.py`` above a module, followed up
+
+
 class Tree:
     """The ``.py`` files of a run, by the module names they can be imported as."""
 
@@ -183,6 +186,23 @@ class Tree:
             if stem != "__init__":
                 self.modules.setdefault((own, stem), path)  # a script's sibling
             self.roots[path] = (root, own) if own != root else (root,)
+        for path in files:  # after every regular package: those come first
+            if path.endswith(_PY):
+                self._namespace_names(path)
+
+    def _namespace_names(self, path: str) -> None:
+        """``src.utils`` for ``src/utils.py`` from the folder above ``src``, when
+        ``src`` has no ``__init__.py``: a namespace package, as Python imports it
+        for a script run from there."""
+        folder = os.path.dirname(os.path.abspath(path))
+        stem = os.path.basename(path)[: -len(_PY)]
+        parts = [] if stem == "__init__" else [stem]
+        for _ in range(_NAMESPACE_DEPTH):
+            parts.insert(0, os.path.basename(folder))
+            folder = os.path.dirname(folder)
+            if not all(p.isidentifier() for p in parts):
+                return
+            self.modules.setdefault((folder, ".".join(parts)), path)
 
     def package(self, path: str) -> str:
         found = self.packages.get(path)
@@ -237,6 +257,9 @@ def _on_disk(root: str, parts: List[str]) -> Optional[str]:
             return path
         if len(parts) == 1 and path.endswith(parts[0] + _PY):
             return path  # a script's sibling
+        folders = parts if path.endswith("__init__" + _PY) else parts[:-1]
+        if 0 < len(folders) <= _NAMESPACE_DEPTH and all(p.isidentifier() for p in parts):
+            return path  # in a namespace package (``Tree._namespace_names``)
     return None
 
 
