@@ -88,7 +88,8 @@ class RebuiltInLoop(Rule):
       only runs ops built before it (a Keras model's or layer's
       `set_weights`/`reset_states` reuse the assign ops Keras cached), ops
       built now and then, in the loop or in a helper it calls (`if step % 1000
-      == 0`, a step counter reset in its block, `if tau > max_tau: ...; tau =
+      == 0`, the period a name, a class constant or a command-line option's
+      default: `% args.decay_steps`; a step counter reset in its block, `if tau > max_tau: ...; tau =
       0`, a throttle that resets its mark, an `except` for the end of the
       data) unless the loop's known count still makes 100 copies (`% 100` in
       100,000 steps) or, the count unknown, the period is under 1,000 steps,

@@ -36,6 +36,7 @@ from tflint_perf.analysis.index_bounds import indexes_a_literal, literal_length,
 from tflint_perf.analysis.ladders import filled, while_estimate
 from tflint_perf.analysis.none_defaults import filled_default
 from tflint_perf.analysis.only_called import only_called
+from tflint_perf.analysis.options import option_default
 from tflint_perf.analysis.pacing import waits_on_a_person
 from tflint_perf.analysis.ranges import range_estimate
 from tflint_perf.analysis.semantic import (
@@ -533,7 +534,7 @@ class Trips:
             inner = self.number(expr.expression, depth + 1, defaults)
             return -inner if inner is not None else None
         if isinstance(expr, (cst.Name, cst.Attribute)):
-            value = self.sem.value_of(expr)
+            value = self.sem.value_of(expr) or option_default(self.ctx, expr, self.parameter_values)
             if value is not None:
                 return self.number(value, depth + 1, defaults)
             # a count passed in: what every call here passes (``MLP(2, 3, 1)``); a
