@@ -24,7 +24,8 @@ class DatasetWithoutPrefetch(Rule):
     and then consumed by a workload (passed to `fit`/`evaluate`/`predict`,
     iterated by a loop whose body runs training or inference steps, read
     through `iter()` by many `next()` calls, read by a TF1
-    `make_one_shot_iterator` in a `sess.run` loop or in a function that
+    `make_one_shot_iterator` (or an iterator `make_initializer(ds)` sets to
+    read it) in a `sess.run` loop or in a function that
     returns its `get_next()` tensors, an Estimator `input_fn`; returned by
     a function an Estimator is given as `input_fn=`, `train_input_fn=` or
     `eval_input_fn=`: a def, a lambda calling one, or what a factory of the

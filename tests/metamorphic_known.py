@@ -10,6 +10,9 @@ see through them yet.
 """
 
 KNOWN_FAILURES = {
+    "TFP401/bad_tf1_reinitializable_iterator.py:method:0": (
+        "TFP401 loses the finding when the loop moves into a method calling its body as `self.step()`"
+    ),
     "TFP202/ok_tf1_learning_rate_decay_every_option_steps.py:alias:all": (
         "TFP202 gains a finding when the function given the parsed options is called through an alias or from a function the module's code moved into: what every call passes is not followed there, so the option's default is not read"
     ),

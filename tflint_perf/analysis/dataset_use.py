@@ -130,6 +130,8 @@ class DatasetUse:
             )
         if isinstance(func, cst.Attribute) and func.attr.value in tfdata.TF1_ITERATOR_METHODS:
             return [Consumption(UseKind.TF1_ITERATOR, call, func.value)]
+        if _takes_into_iterator(call) and call.args:
+            return [Consumption(UseKind.TF1_ITERATOR, call, call.args[0].value)]
         if _builtin(call, "iter") and len(call.args) == 1:
             return [Consumption(UseKind.ITERATOR, call, call.args[0].value)]
         return []
@@ -244,7 +246,7 @@ class DatasetUse:
         if isinstance(func, cst.Attribute) and func.attr.value in tfdata.KERAS_DATA_METHODS:
             if any(a is arg.value for a in keras_data_args(call)):
                 return [Use(UseKind.FIT, call)]
-        if self.ctx.call_name(call) in tfdata.TF1_ITERATOR_FUNCTIONS:
+        if self.ctx.call_name(call) in tfdata.TF1_ITERATOR_FUNCTIONS or _takes_into_iterator(call):
             return [Use(UseKind.TF1_ITERATOR, call)]
         if isinstance(func, cst.Attribute) and func.attr.value in tfdata.STEPS:
             return list(self.uses(call, depth))  # ds.concatenate(other), zip sources
@@ -579,3 +581,9 @@ def _min(a: Optional[int], b: Optional[int]) -> Optional[int]:
     if a is None:
         return b
     return a if b is None else min(a, b)
+
+
+def _takes_into_iterator(call: cst.Call) -> bool:
+    """``iterator.make_initializer(ds)``: a TF1 iterator set to read ``ds``."""
+    func = call.func
+    return isinstance(func, cst.Attribute) and func.attr.value in tfdata.TF1_ITERATOR_TAKERS

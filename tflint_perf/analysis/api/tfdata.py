@@ -243,6 +243,8 @@ TF1_ITERATOR_FUNCTIONS = frozenset(
     each("make_one_shot_iterator make_initializable_iterator", "tensorflow.data.")
 )
 TF1_ITERATOR_METHODS = words("make_one_shot_iterator make_initializable_iterator")
+# ``iterator.make_initializer(ds)`` (an iterator ``from_structure``): ``ds`` is what it reads.
+TF1_ITERATOR_TAKERS = words("make_initializer")
 # Builtins (and tqdm) that hand over the elements of the iterable they are given.
 ITERABLE_WRAPPERS = words("enumerate list tqdm sorted reversed zip")
 LOOP_WRAPPERS = words("enumerate tqdm")  # ``for i, x in enumerate(ds)``: the loop walks ds
