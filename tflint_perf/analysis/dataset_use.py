@@ -440,13 +440,17 @@ class DatasetUse:
                 return False
             for small in statement.body:
                 call = small.value if isinstance(small, cst.Expr) else None
-                if not (isinstance(call, cst.Call) and self._is_print(call.func)):
+                if not (isinstance(call, cst.Call) and self._logs(call)):
                     return False
         return True
 
-    def _is_print(self, func: cst.BaseExpression) -> bool:
+    def _logs(self, call: cst.Call) -> bool:
+        """A call of the builtin ``print`` (the module's own ``print`` is not)."""
+        func = call.func
         return (
-            isinstance(func, cst.Name) and func.value == "print" and not self.sem.lookup_name(func)
+            isinstance(func, cst.Name)
+            and func.value in tfdata.LOG_CALLS
+            and not self.sem.lookup_name(func)
         )
 
     def runs_once(self, loop: cst.CSTNode) -> bool:
