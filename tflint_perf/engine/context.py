@@ -1,19 +1,20 @@
 """What a rule sees of one file: the tree, import aliases, parents, positions.
 
 Positions come from LibCST's PositionProvider, computed lazily: only files
-where some rule reports (or builds a fix) pay for them.
+where some rule reports (or builds a fix) pay for them, and mostly only for
+the top-level statements that hold what they report (``positions.py``).
 """
 
 from __future__ import annotations
 
 import ast
-import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, Iterator, List, Mapping, Optional, Type, TypeVar, Union
 
 from tflint_perf.engine import cst
 from tflint_perf.engine.cells import Cells
 from tflint_perf.engine.names import ImportTable
+from tflint_perf.engine.positions import StatementPositions, positions_of
 from tflint_perf.engine.project import ProjectView
 from tflint_perf.engine.reasons import Silence
 from tflint_perf.engine.rule import Edit, Finding, Fix
@@ -61,6 +62,7 @@ class FileContext:
         self.project: Optional[ProjectView] = None  # the other modules of the tree, if known
         self.silences: List[Silence] = []
         self._positions: Optional[Mapping[cst.CSTNode, CodeRange]] = None
+        self._statement_positions: Optional[StatementPositions] = None
         self._line_starts: Optional[List[int]] = None
         self._shared: dict = {}
         self.ast_tree: Optional[ast.Module] = None  # CPython's tree of the source, when at hand
@@ -93,7 +95,7 @@ class FileContext:
         for index in (self.parents, self.spans, self.by_type):
             index.clear()
         self.imports.forget()
-        self._positions = None
+        self._positions = self._statement_positions = None
         self.module = None  # type: ignore[assignment]  # released: no tree any more
 
     def keep_indexes(self) -> Indexes:
@@ -146,8 +148,17 @@ class FileContext:
 
     # -- positions ------------------------------------------------------
     def position(self, node: cst.CSTNode) -> CodeRange:
-        """CodeRange of ``node``: 1-based lines, 0-based columns."""
+        """CodeRange of ``node``: 1-based lines, 0-based columns. From its
+        top-level statement's code alone when it can be placed (a finding in a
+        big file), else from the whole module's (``engine/positions.py``)."""
         if self._positions is None:
+            if self._statement_positions is None:
+                self._statement_positions = StatementPositions(
+                    self.module, self.source, self.parent
+                )
+            found = self._statement_positions.position(node)
+            if found is not None:
+                return found
             self._positions = positions_of(self.module)
         return self._positions[node]
 
@@ -305,26 +316,3 @@ def _breaks(node: cst.CSTNode) -> int:
     if node.asynchronous is not None:
         found += node.asynchronous.whitespace_after.value.count("\n")
     return found
-
-
-def positions_of(module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
-    """Every node's CodeRange (LibCST's PositionProvider).
-
-    Only files with a finding pay for it. LibCST computes positions by
-    generating code, recursively: one level of nesting costs a few frames,
-    so deep expressions that CPython itself compiles need a higher limit.
-    """
-    from libcst.metadata import MetadataWrapper, PositionProvider
-
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20_000))
-    try:
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        generate = getattr(PositionProvider(), "_gen", None)
-        if generate is not None:
-            # What resolve() runs, without the visit of the whole tree it adds
-            # for batched providers (there are none): half the cost.
-            return generate(wrapper)
-        return wrapper.resolve(PositionProvider)
-    finally:
-        sys.setrecursionlimit(limit)
