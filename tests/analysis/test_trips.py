@@ -379,3 +379,21 @@ class Experts(Base):
             work(k)
 """
     assert estimate(source).tiny is tiny
+
+
+@pytest.mark.parametrize(
+    "rows, size",
+    [(TINY, Size.TINY), (TINY + 1, Size.DATA), ("n", Size.DATA)],
+)
+def test_rows_a_reader_batch_has_are_its_argument(rows, size):
+    source = f"""
+from tensorflow.examples.tutorials.mnist import input_data
+mnist = input_data.read_data_sets("d")
+n = int(input())
+images, labels = mnist.train.next_batch({rows})
+for image in images:
+    print(image * 2)
+"""
+    found = estimate(source)
+    assert found.size is size
+    assert found.count == (rows if isinstance(rows, int) else None)

@@ -193,3 +193,15 @@ def is_read(ctx, node: cst.Name) -> bool:
 
 def target_names(target: cst.CSTNode) -> List[str]:
     return [n.value for n in leaves(target) if isinstance(n, cst.Name)]
+
+
+def declared_type(binding: Binding) -> Optional[cst.BaseExpression]:
+    """What a parameter's annotation names (``agent: dqn.DQN``; ``x: np.ndarray`` of
+    ``np.ndarray[...]``), as written; None for no annotation or another kind of one."""
+    param = binding.statement
+    if binding.kind is not BindingKind.PARAMETER or not isinstance(param, cst.Param):
+        return None
+    annotation = param.annotation.annotation if param.annotation is not None else None
+    if isinstance(annotation, cst.Subscript):
+        annotation = annotation.value
+    return annotation if isinstance(annotation, (cst.Name, cst.Attribute)) else None

@@ -37,3 +37,33 @@ def literal_number(expr) -> Optional[float]:
     if isinstance(expr, (cst.Integer, cst.Float)):
         return sign * float(expr.evaluated_value)
     return None
+
+
+def over_columns(ctx, sem, loop: cst.CSTNode) -> bool:
+    """``for c in range(x.shape[1])`` (or a later axis), or over ``cols`` of
+    ``rows, cols = x.shape``: the loop counts the columns or channels of an
+    array, a few features rather than the rows of the data."""
+    if not isinstance(loop, cst.For):
+        return False
+    rng = loop.iter
+    if not (
+        isinstance(rng, cst.Call)
+        and isinstance(rng.func, cst.Name)
+        and rng.func.value == "range"
+        and len(rng.args) == 1
+    ):
+        return False
+    bound = rng.args[0].value
+    if isinstance(bound, cst.Subscript):
+        axis = shape_axis(bound)
+        return axis is not None and axis[1] != 0
+    if not isinstance(bound, cst.Name):
+        return False
+    found = sem.lookup_name(bound)
+    return (
+        len(found) == 1
+        and found[0].source is not None
+        and bool(found[0].path)
+        and found[0].path[0] > 0
+        and is_shape(ctx, found[0].source)
+    )

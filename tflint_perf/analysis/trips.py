@@ -46,7 +46,7 @@ from tflint_perf.analysis.semantic import (
     BindingKind,
     SemanticModel,
 )
-from tflint_perf.analysis.shapes import is_shape, literal_number, shape_axis
+from tflint_perf.analysis.shapes import is_shape, literal_number, over_columns, shape_axis
 from tflint_perf.analysis.values import Values
 from tflint_perf.engine import cst
 
@@ -121,33 +121,7 @@ class Trips:
         return out
 
     def over_columns(self, loop: cst.CSTNode) -> bool:
-        """``for c in range(x.shape[1])`` (or a later axis), or over ``cols`` of
-        ``rows, cols = x.shape``: the loop counts the columns or channels of an
-        array, a few features rather than the rows of the data."""
-        if not isinstance(loop, cst.For):
-            return False
-        rng = loop.iter
-        if not (
-            isinstance(rng, cst.Call)
-            and isinstance(rng.func, cst.Name)
-            and rng.func.value == "range"
-            and len(rng.args) == 1
-        ):
-            return False
-        bound = rng.args[0].value
-        if isinstance(bound, cst.Subscript):
-            axis = shape_axis(bound)
-            return axis is not None and axis[1] != 0
-        if not isinstance(bound, cst.Name):
-            return False
-        found = self.sem.lookup_name(bound)
-        return (
-            len(found) == 1
-            and found[0].source is not None
-            and bool(found[0].path)
-            and found[0].path[0] > 0
-            and is_shape(self.ctx, found[0].source)
-        )
+        return over_columns(self.ctx, self.sem, loop)
 
     # -- one loop -----------------------------------------------------------------
     def _estimate(self, loop: cst.CSTNode) -> Estimate:
@@ -470,13 +444,20 @@ class Trips:
         values: List[Optional[cst.CSTNode]] = []
         if origins and all(b.plain for b in origins):
             values = [b.value for b in origins]
+        elif origins and all(b.path and self._rows_drawn(b.source, depth) for b in origins):
+            # images, labels = mnist.train.next_batch(50)
+            return _first_same([[self._rows_drawn(b.source, depth)] for b in origins])
         else:  # a parameter: what every call passes
             values = list(self.parameter_values(name) or [])
-        shapes = [self.shape(v, depth + 1) for v in values]
-        if not shapes:
+        return _first_same([self.shape(v, depth + 1) for v in values])
+
+    def _rows_drawn(self, call, depth: int) -> Optional[int]:
+        """The rows of each array a call the API table knows returns (its ``rows_arg``)."""
+        facts = self.values.call_facts(call) if isinstance(call, cst.Call) else None
+        position = facts.rows_arg if facts is not None else None
+        if position is None or position >= len(call.args) or call.args[position].keyword:
             return None
-        first = shapes[0]
-        return first if first is not None and all(s == first for s in shapes) else None
+        return self.number(call.args[position].value, depth + 1)
 
     def _counter(self, call: cst.Call, code: Spelled) -> Optional[Estimate]:
         """``np.arange(5)``, ``np.linspace(0, 1, 10)``, ``tf.range(3)``: as many
@@ -589,3 +570,11 @@ def is_literal_row(expr) -> bool:
     if isinstance(expr, (cst.List, cst.Tuple)):
         return all(is_literal_row(e.value) for e in expr.elements)
     return False
+
+
+def _first_same(shapes: List[Optional[List[Optional[int]]]]) -> Optional[List[Optional[int]]]:
+    """The one shape all of ``shapes`` agree on."""
+    if not shapes:
+        return None
+    first = shapes[0]
+    return first if first is not None and all(s == first for s in shapes) else None

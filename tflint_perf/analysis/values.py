@@ -23,6 +23,7 @@ from tflint_perf.analysis.api.tables import SAME_KIND
 from tflint_perf.analysis.api.tensorflow import TYPE_ANNOTATIONS, WHERE
 from tflint_perf.analysis.calls import CallGraph
 from tflint_perf.analysis.functions import decorator_call
+from tflint_perf.analysis.scopes import declared_type
 from tflint_perf.analysis.semantic import Binding, BindingKind, SemanticModel
 from tflint_perf.engine import cst
 
@@ -170,7 +171,7 @@ class Values:
     def _unpacked(self, source, path: tuple, depth: int) -> Kind:
         """The kind of element ``path`` of ``source`` (``a, b = source``)."""
         if isinstance(source, cst.Call):
-            facts = api.call(self.ctx.call_name(source))
+            facts = self.call_facts(source, depth)
             if facts is not None and facts.returns_tuple:
                 if facts.nested:  # ((x, y), (x, y)) = load_data(): arrays two levels down
                     return Kind.ARRAY if len(path) == 2 else Kind.LIST
@@ -180,6 +181,14 @@ class Values:
             if len(path) == 1:
                 return self._returned_item(source, path[0], depth)
         return Kind.UNKNOWN
+
+    def call_facts(self, call: cst.Call, depth: int = 0) -> Optional[api.Api]:
+        """The API table's facts of a function, or of a method of a known kind."""
+        if self.ctx.call_name(call) is not None:
+            return api.call(self.ctx.call_name(call))
+        if isinstance(call.func, cst.Attribute):
+            return api.method(self.kind(call.func.value, depth + 1), call.func.attr.value)
+        return None
 
     def _returned_item(self, call: cst.Call, index: int, depth: int) -> Kind:
         """Item ``index`` of the tuple every ``return`` of a module function spells
@@ -586,15 +595,3 @@ def _constant_kind(facts: api.Api) -> Kind:
 
 def _is_builtin(call: cst.Call, *names: str) -> bool:
     return isinstance(call.func, cst.Name) and call.func.value in names
-
-
-def declared_type(binding: Binding) -> Optional[cst.BaseExpression]:
-    """What a parameter's annotation names (``agent: dqn.DQN``; ``x: np.ndarray`` of
-    ``np.ndarray[...]``), as written; None for no annotation or another kind of one."""
-    param = binding.statement
-    if binding.kind is not BindingKind.PARAMETER or not isinstance(param, cst.Param):
-        return None
-    annotation = param.annotation.annotation if param.annotation is not None else None
-    if isinstance(annotation, cst.Subscript):
-        annotation = annotation.value
-    return annotation if isinstance(annotation, (cst.Name, cst.Attribute)) else None

@@ -121,6 +121,9 @@ class Api:
     nested: bool = False
     # What a returned list holds, when the API says (a model's variables).
     elements: Kind = Kind.UNKNOWN
+    # The argument (by position) saying how many rows each array it returns has
+    # (``mnist.train.next_batch(50)``: 50 images and 50 labels).
+    rows_arg: Optional[int] = None
 
 
 def call(qualname: Optional[str]) -> Optional[Api]:

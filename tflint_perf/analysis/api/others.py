@@ -72,7 +72,7 @@ RECORD_FIELDS = {
     "feature_names": Kind.LIST,  # names, a few
     "target_names": Kind.LIST,
     "frame": Kind.UNKNOWN,
-    "next_batch": Kind.UNKNOWN,  # a method
+    "next_batch": Kind.UNKNOWN,  # a method (``tables.METHODS``)
     "keys": Kind.UNKNOWN,
 }
 PREFIXES = (

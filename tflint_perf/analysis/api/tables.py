@@ -79,6 +79,8 @@ METHODS: Dict[Kind, Dict[str, Api]] = {
     ),
     Kind.STRATEGY: tensorflow.STRATEGY_METHODS,
     Kind.STRING: names("join format strip lower upper replace", Api(Kind.STRING)),
+    # TF1's MNIST reader: ``images, labels = mnist.train.next_batch(50)``.
+    Kind.ARRAY_RECORD: names("next_batch", Api(Kind.LIST, returns_tuple=2, rows_arg=0)),
     Kind.OTHER_MODEL: names(
         "predict predict_proba transform fit_transform decision_function", Api(Kind.ARRAY)
     ),
