@@ -182,6 +182,12 @@ KNOWN_FAILURES = {
     "TFP101/bad_discount_factor_carried.py:method:0": (
         "TFP101 loses the finding when the loop moves into a method calling its body as `self.step()`"
     ),
+    "TFP403/bad_method_reads_state_another_method_updates.py:helper:0": (
+        "TFP403 loses the finding when the loop's body moves into a helper function called in the loop"
+    ),
+    "TFP403/bad_method_reads_state_another_method_updates.py:method:0": (
+        "TFP403 loses the finding when the loop moves into a method calling its body as `self.step()`"
+    ),
     "TFP403/bad_model_set_on_the_agent_from_outside.py:helper:0": (
         "TFP403 loses the finding when the loop's body moves into a helper function called in the loop"
     ),

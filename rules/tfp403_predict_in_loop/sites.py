@@ -14,11 +14,13 @@ from tflint_perf.analysis.api.keras import MODEL_CHANGING_METHODS
 from tflint_perf.analysis.api.tables import SAME_KIND
 from tflint_perf.analysis.calls import CallGraph, external_argument
 from tflint_perf.analysis.one_sample import one_item, one_sample
+from tflint_perf.analysis.scopes import first_param
 from tflint_perf.analysis.semantic import BindingKind, SemanticModel
 from tflint_perf.analysis.shared_state import loop_runs
 from tflint_perf.analysis.summaries import Summaries
 from tflint_perf.analysis.trips import Estimate, Size, Trips
 from tflint_perf.engine import cst
+from tflint_perf.engine.names import dotted
 from tflint_perf.engine.reasons import Reason
 from tflint_perf.engine.walk import descendants
 
@@ -286,11 +288,16 @@ class Sites:
         return False
 
     def _rebound(self, call: cst.Call, loop) -> bool:
-        """The model is bound in the loop: one model per iteration."""
+        """The model is bound in the loop: one model per iteration (or per call of
+        a function, through a parameter; a method's receiver is the same object,
+        only ``self.model = ...`` in it makes a new model)."""
         model = call.func.value if isinstance(call.func, cst.Attribute) else call.func
         root = self.sem.reads(model)[:1]
-        return bool(root) and any(
-            b.name == root[0] and b.kind is not BindingKind.MUTATION
+        method = isinstance(loop, cst.FunctionDef) and self.sem.method_class(loop) is not None
+        receiver = method and root == [first_param(loop)]
+        names = {dotted(model)} if receiver else set(root)
+        return any(
+            b.name in names and b.kind is not BindingKind.MUTATION
             for b in self.sem.bindings_in(loop)
         )
 

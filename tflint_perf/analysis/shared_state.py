@@ -12,12 +12,14 @@ because the function rebinds them itself (then from what).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, List, Set, Tuple
+from typing import Iterator, List, Optional, Set, Tuple
 
 from tflint_perf.analysis.calls import CallGraph
+from tflint_perf.analysis.scopes import first_param
 from tflint_perf.analysis.semantic import SemanticModel
 from tflint_perf.analysis.trips import Trips
 from tflint_perf.engine import cst
+from tflint_perf.engine.walk import descendants
 
 MAX_DEPTH = 4  # callers followed up from the function holding the node
 
@@ -42,7 +44,9 @@ def loop_runs(ctx, node: cst.Call, expr: cst.CSTNode) -> Iterator[LoopRun]:
     declared = scope.globals | scope.nonlocals
     inputs = sem.computed_from(func, expr)
     shared = {n for n in inputs if n in declared or n not in scope.bindings}
-    if not shared:
+    receiver = first_param(func) if sem.method_class(func) is not None else None
+    state = _attributes(func, receiver) if receiver in inputs else set()
+    if not shared and not state:
         return
     changed = {b.name.split(".", 1)[0] for b in sem.bindings_in(func)} & declared & shared
     fed_back = tuple(sorted(changed & sem.derived(func, node)))
@@ -50,7 +54,58 @@ def loop_runs(ctx, node: cst.Call, expr: cst.CSTNode) -> Iterator[LoopRun]:
     for site, path in _callers_up(ctx, func, node):
         loop = trips.loops_around(site)[0]
         varies = bool(changed or shared & sem.varying(loop))
+        if state and not varies and len(path) == 2:
+            moved, fed = _attributes_changed(ctx, sem, site, loop)
+            varies = bool(state & moved)
+            fed_back = fed_back or tuple(f"{receiver}.{a}" for a in sorted(state & fed))
         yield LoopRun(site, loop, path, varies, fed_back)
+
+
+def _attributes(func: cst.FunctionDef, receiver: Optional[str]) -> Set[str]:
+    """The attributes of the instance a method reads (``self.state``): state it
+    shares with the methods of the same object that call it."""
+    return {
+        node.attr.value
+        for node in descendants(func, skip_scopes=True)
+        if isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == receiver
+    }
+
+
+def _attributes_changed(ctx, sem: SemanticModel, site: cst.Call, loop) -> Tuple[Set[str], Set[str]]:
+    """The attributes of the object whose method ``site`` calls (``self.act()``,
+    in a method of the same object) that ``loop`` changes: in its body, or in
+    the methods of that object it calls there (one level down); and those of
+    them a method changes from what ``site`` returned (``self.observe(obs)``
+    after ``obs = env.step(self.act())``: each step's input comes from the last)."""
+    caller = sem.function_of(site)
+    receiver = first_param(caller) if sem.method_class(caller) is not None else None
+    func = site.func
+    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+        return set(), set()
+    if receiver is None or func.value.value != receiver:
+        return set(), set()
+    graph: CallGraph = ctx.shared(CallGraph)
+    from_site = sem.derived(loop, site)
+    regions: List[Tuple[cst.CSTNode, Optional[str], bool]] = [(loop, receiver, False)]
+    for call in descendants(loop, skip_scopes=True):
+        if isinstance(call, cst.Call) and receiver in sem.reads(call.func)[:1]:
+            fed = any(
+                set(sem.reads(a.value)) & from_site or ctx.contains(a.value, site)
+                for a in call.args
+            )
+            regions += [(m, first_param(m), fed) for m in graph.resolve(call) if m is not caller]
+    moved: Set[str] = set()
+    fed_back: Set[str] = set()
+    for region, name, fed in regions:
+        for binding in sem.bindings_in(region):
+            head, _, attr = binding.name.partition(".")
+            if head == name and attr and "." not in attr:
+                moved.add(attr)
+                if fed:
+                    fed_back.add(attr)
+    return moved, fed_back
 
 
 def _callers_up(ctx, func, node) -> Iterator[Tuple[cst.Call, Tuple[cst.Call, ...]]]:
