@@ -25,3 +25,25 @@ def test_each_item_of_a_returned_tuple_is_exported_with_its_kind():
     # nothing known of any item, or returns that disagree: no items
     assert "items" not in (found.get("passed_on") or {})
     assert "items" not in (found.get("either") or {})
+
+
+def test_a_class_exports_what_its_instances_attributes_hold():
+    ctx = context(
+        """
+        import tensorflow as tf
+
+        class Table:
+            def __init__(self):
+                self.values = {}
+
+        class Network:
+            def __init__(self, n):
+                self.model = tf.keras.Sequential([tf.keras.layers.Dense(n)])
+                self.table = Table()
+                self.steps = 0
+        """
+    )
+    found = module_exports(ctx)
+    # the framework's objects only: not a class of the module, not a number
+    assert found["Network"]["attributes"] == {"model": "keras model"}
+    assert found["Table"]["attributes"] == {}

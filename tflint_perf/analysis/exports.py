@@ -293,15 +293,27 @@ def class_facts(
             if found is not None:
                 methods[stmt.name.value] = found
     kind = values.class_kind(cls)
-    if not methods and kind is Kind.UNKNOWN:
+    attributes = {}  # what an instance's attributes hold (``self.model = Sequential()``)
+    for attr, bindings in sorted(values.sem.class_attributes.get(cls, {}).items()):
+        held = values.of_bindings(bindings)
+        if held in _HELD:
+            attributes[attr] = held.value
+    if not methods and kind is Kind.UNKNOWN and not attributes:
         return None
     return {
         "kind": "class",
         "value_kind": kind.value,
         "methods": methods,
+        "attributes": attributes,
         "line": ctx.name_line(cls),
         "path": ctx.path,
     }
+
+
+# The kinds of attributes another module may ask about (the framework's objects).
+_HELD = frozenset(
+    {Kind.KERAS_MODEL, Kind.LAYER, Kind.DATASET, Kind.OPTIMIZER, Kind.ARRAY, Kind.TENSOR}
+)
 
 
 def _single(flag: Effect) -> bool:

@@ -85,7 +85,7 @@ class Values:
                 return Kind.SCALAR
             if expr.value == "None":
                 return Kind.NONE
-            return self._of_bindings(self.sem.origins(expr), depth)
+            return self.of_bindings(self.sem.origins(expr), depth)
         if isinstance(expr, cst.Attribute):
             return self._attribute(expr, depth)
         if isinstance(expr, cst.Call):
@@ -108,7 +108,7 @@ class Values:
         return Kind.UNKNOWN
 
     # -- names -----------------------------------------------------------------
-    def _of_bindings(self, bindings: List[Binding], depth: int) -> Kind:
+    def of_bindings(self, bindings: List[Binding], depth: int = 0) -> Kind:
         kinds: Set[Kind] = set()
         for binding in bindings:
             if binding.kind in (BindingKind.MUTATION, BindingKind.AUGMENTED, BindingKind.DELETION):
@@ -269,7 +269,7 @@ class Values:
     def _attribute(self, expr: cst.Attribute, depth: int) -> Kind:
         found = self.sem.origins(expr)
         if found:
-            return self._of_bindings(found + self._set_from_outside(expr), depth)
+            return self.of_bindings(found + self._set_from_outside(expr), depth)
         qualname = self.ctx.qualname(expr)
         if qualname is not None:
             facts = api.call(qualname)
@@ -289,8 +289,9 @@ class Values:
             attrs = []
             for cls in self.sem.class_and_bases(owner):
                 attrs += self.sem.class_attributes.get(cls, {}).get(attr, [])
-            return self._of_bindings(attrs, depth)
-        return Kind.UNKNOWN
+            return self.of_bindings(attrs, depth)
+        held = (self.external_class(expr.value) or {}).get("attributes") or {}
+        return Kind(held[attr]) if attr in held else Kind.UNKNOWN
 
     def _call(self, call: cst.Call, depth: int) -> Kind:
         func = call.func
