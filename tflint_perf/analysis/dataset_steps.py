@@ -135,9 +135,10 @@ def fold(pipeline: Pipeline, step: Step) -> Pipeline:
 
 
 def projection(call: cst.Call) -> bool:
-    """``map(lambda x, y: x)``, ``map(lambda d: (d["image"], d["label"]))``: the
-    function only picks parts of each element, no computation, so a prefetch
-    before it still hands the consumer ready elements."""
+    """``map(lambda x, y: x)``, ``map(lambda d: (d["image"], d["label"]))``,
+    ``map(lambda x, y: (x[:, :n], y))``: the function only picks parts of each
+    element (fields, or a slice whose bounds are literals or names), no
+    computation, so a prefetch before it still hands the consumer ready elements."""
     if not call.args or not isinstance(call.args[0].value, cst.Lambda):
         return False
     func = call.args[0].value
@@ -150,16 +151,22 @@ def projection(call: cst.Call) -> bool:
             return all(picked(e.value) for e in node.elements)
         if isinstance(node, cst.Dict):
             return all(isinstance(e, cst.DictElement) and picked(e.value) for e in node.elements)
-        if isinstance(node, cst.Subscript) and len(node.slice) == 1:
-            index = node.slice[0].slice
-            return (
-                isinstance(index, cst.Index)
-                and isinstance(index.value, (cst.SimpleString, cst.Integer))
-                and picked(node.value)
-            )
+        if isinstance(node, cst.Subscript):
+            return all(_picks(e.slice) for e in node.slice) and picked(node.value)
         return False
 
     return picked(func.body)
+
+
+def _picks(index) -> bool:
+    """``["image"]``, ``[0]``, ``[a:b:c]`` with each bound absent, a literal
+    integer or a name: a part of the element, no computation."""
+    if isinstance(index, cst.Index):
+        return isinstance(index.value, (cst.SimpleString, cst.Integer))
+    return isinstance(index, cst.Slice) and all(
+        bound is None or isinstance(bound, (cst.Integer, cst.Name))
+        for bound in (index.lower, index.upper, index.step)
+    )
 
 
 def _fold_apply(p: Pipeline, step: Step) -> Pipeline:
