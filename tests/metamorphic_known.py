@@ -188,6 +188,12 @@ KNOWN_FAILURES = {
     "TFP403/bad_method_reads_state_another_method_updates.py:method:0": (
         "TFP403 loses the finding when the loop moves into a method calling its body as `self.step()`"
     ),
+    "TFP202/bad_tf1_eval_helper_every_hundred_of_many_steps.py:helper:0": (
+        "TFP202 loses the finding when the loop's body moves into a helper function called in the loop"
+    ),
+    "TFP202/bad_tf1_eval_helper_every_hundred_of_many_steps.py:method:0": (
+        "TFP202 loses the finding when the loop moves into a method calling its body as `self.step()`"
+    ),
     "TFP403/bad_model_set_on_the_agent_from_outside.py:helper:0": (
         "TFP403 loses the finding when the loop's body moves into a helper function called in the loop"
     ),

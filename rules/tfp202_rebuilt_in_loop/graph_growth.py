@@ -17,7 +17,7 @@ that builds a whole network in the default graph called once per trial.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 from tflint_perf.analysis.agent_classes import AGENT_METHODS, AgentClasses
 from tflint_perf.analysis.api import Effect, Kind
@@ -338,10 +338,24 @@ class GraphGrowth:
                     self._judge_helper(func, eager, hot.loop, hot.calls)
                 continue
             agent = self.ctx.shared(AgentClasses).entry_method(func)
+            periodic = self._periodic_caller(func)
             if agent is not None and self._per_step(func):
                 self._report_helper(func, eager, None, (), agent)
+            elif periodic is not None:  # every 100 of 30,000 steps: 300 copies
+                self._judge_helper(func, eager, periodic[0], (periodic[1],))
             else:
                 self._quiet_helper(func, eager[0])
+
+    def _periodic_caller(self, func: cst.FunctionDef) -> Optional[Tuple[Loop, cst.Call]]:
+        """A loop that calls ``func`` now and then, but often enough over its count to
+        leave ``MIN_COPIES`` copies or more (what ``_rarely`` tells for an op in it)."""
+        for call in self.facts.graph.callers(func):
+            loops = self.facts.sem.loops_around(call)
+            if not loops or rare_guard(self.ctx, call) is None or not self.runs_graph(loops[0]):
+                continue
+            if self._rarely(loops[0], call) is None:
+                return loops[0], call
+        return None
 
     def _quiet_helper(self, func: cst.FunctionDef, op: cst.Call) -> None:
         guards = (rare_guard(self.ctx, call) for call in self.facts.graph.callers(func))
