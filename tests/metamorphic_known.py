@@ -194,6 +194,12 @@ KNOWN_FAILURES = {
     "TFP202/bad_tf1_eval_helper_every_hundred_of_many_steps.py:method:0": (
         "TFP202 loses the finding when the loop moves into a method calling its body as `self.step()`"
     ),
+    "TFP403/bad_one_text_per_generated_character.py:helper:0": (
+        "TFP403 loses the finding when the loop's body moves into a helper function called in the loop"
+    ),
+    "TFP403/bad_one_text_per_generated_character.py:method:0": (
+        "TFP403 loses the finding when the loop moves into a method calling its body as `self.step()`"
+    ),
     "TFP403/bad_model_set_on_the_agent_from_outside.py:helper:0": (
         "TFP403 loses the finding when the loop's body moves into a helper function called in the loop"
     ),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from tflint_perf.analysis.api import keras
+from tflint_perf.analysis.api import Kind, keras
 from tflint_perf.analysis.samples import batch_of_one, built_with_rows
 from tflint_perf.analysis.semantic import BindingKind, SemanticModel
 from tflint_perf.analysis.values import Values
@@ -36,6 +36,8 @@ def one_sample(
     made = batch_of_one(ctx, data, value)
     if made is not None:
         return made
+    if _one_text(ctx, data):
+        return data
     if (
         varies
         and isinstance(data, (cst.Name, cst.Attribute))
@@ -45,6 +47,17 @@ def one_sample(
     ):
         return data
     return None
+
+
+def _one_text(ctx, data) -> bool:
+    """``[text]``: a list of one string is one row for a text model (a list of one
+    array would be a model's list of inputs, each its own batch)."""
+    if not (isinstance(data, cst.List) and len(data.elements) == 1):
+        return False
+    item = data.elements[0]
+    return not isinstance(item, cst.StarredElement) and (
+        ctx.shared(Values).kind(item.value) is Kind.STRING
+    )
 
 
 def several_outputs(ctx, call: cst.Call) -> bool:
