@@ -47,3 +47,19 @@ def test_a_class_exports_what_its_instances_attributes_hold():
     # the framework's objects only: not a class of the module, not a number
     assert found["Network"]["attributes"] == {"model": "keras model"}
     assert found["Table"]["attributes"] == {}
+
+
+def test_the_pipelines_of_a_returned_tuple_are_exported_item_by_item():
+    ctx = context(
+        """
+        import tensorflow as tf
+
+        def make(paths):
+            train = tf.data.TFRecordDataset(paths).batch(32)
+            valid = tf.data.TFRecordDataset(paths).batch(8).prefetch(1)
+            return train, valid, len(paths)
+        """
+    )
+    each = module_exports(ctx)["make"]["pipeline_items"]
+    assert [[p["batched"] for p in item] for item in each] == [[True], [True], []]
+    assert [[p["prefetched"] for p in item] for item in each] == [[False], [True], []]

@@ -196,8 +196,13 @@ class Pipelines:
                 path = path[1:]
             return list(found) if not path else _listed(found)
         targets = self.graph.resolve(source)
+        if not targets and len(path) == 1:  # a function of another module of the tree
+            items = (self.graph.external(source) or {}).get("pipeline_items") or ()
+            if path[0] < len(items):
+                return self._external(source, items[path[0]])
+            return _listed(self.at(source))
         if not targets:
-            return _listed(self.at(source)) if len(path) == 1 else []
+            return []
         out: List[Pipeline] = []
         for target in targets:
             items = self.returned_item(target, path[0])
@@ -226,13 +231,16 @@ class Pipelines:
             out += self._external(call)
         return out
 
-    def _external(self, call: cst.Call) -> List[Pipeline]:
+    def _external(self, call: cst.Call, returned=None) -> List[Pipeline]:
         """What a function of another module of the tree returns, by its exported
         facts (``analysis/exports.py``): pipelines that start and end at ``call``
-        here, their facts as they are there, where they end kept in ``elsewhere``."""
+        here, their facts as they are there, where they end kept in ``elsewhere``.
+        ``returned``: the facts of one item of the tuple it returns instead."""
         facts = self.graph.external(call)
+        if returned is None:
+            returned = facts.get("pipelines", ()) if facts is not None else ()
         out: List[Pipeline] = []
-        for each in facts.get("pipelines", ()) if facts is not None else ():
+        for each in returned if facts is not None else ():
             origin = each.get("origin")
             out.append(
                 Pipeline(

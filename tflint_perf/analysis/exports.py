@@ -95,6 +95,10 @@ def function_facts(
     items = _returned_items(values, func)
     if items is not None:
         facts["items"] = items
+        if Kind.DATASET.value in items:  # train, valid = make_datasets()
+            each = [_pipeline_facts(ctx, func, k) for k in range(len(items))]
+            if any(each):
+                facts["pipeline_items"] = each
     step = (steps or {}).get(func)
     if step is not None:
         facts["step"] = step
@@ -216,14 +220,16 @@ def _framework_method(ctx, func: cst.FunctionDef) -> bool:
     return False
 
 
-def _pipeline_facts(ctx, func: cst.FunctionDef) -> List[Facts]:
-    """The ``tf.data`` pipelines ``func`` returns, each with the facts TFP401 reads
-    and where it ends (its last step). Empty when one is not fully known here (a
-    parameter's pipeline, a container of pipelines)."""
+def _pipeline_facts(ctx, func: cst.FunctionDef, item: Optional[int] = None) -> List[Facts]:
+    """The ``tf.data`` pipelines ``func`` returns (or item ``item`` of the tuple it
+    returns), each with the facts TFP401 reads and where it ends (its last step).
+    Empty when one is not fully known here (a parameter's pipeline, a container)."""
     from tflint_perf.analysis.datasets import Pipelines
 
+    pipelines = ctx.shared(Pipelines)
     out: List[Facts] = []
-    for p in ctx.shared(Pipelines).returned(func):
+    found = pipelines.returned(func) if item is None else pipelines.returned_item(func, item)
+    for p in found:
         if p.param is not None or p.container is not None:
             return []
         last = _method_name(p.last)
