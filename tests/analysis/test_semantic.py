@@ -1,5 +1,7 @@
 """The semantic model: scopes, bindings, references, per-iteration names."""
 
+import pytest
+
 from tests.analysis.snippets import context, find, name
 from tflint_perf.analysis.semantic import BindingKind, ScopeKind, SemanticModel
 from tflint_perf.engine import cst
@@ -374,3 +376,38 @@ def test_a_module_function_named_like_a_mutator_changes_nothing():
         "import numpy as np\nimport tensorflow as tf\nz = tf.add(x, y)\nw = np.append(a, 1)\n"
     )
     assert set(sem.module_scope.bindings) == {"np", "tf", "z", "w"}
+
+
+NOTEBOOK_GLOBALS = """
+{marker} [cell 1]
+model = "first"
+{marker} [cell 2]
+def show():
+    return model
+{marker} [cell 3]
+show()
+model = "second"
+{marker} [cell 4]
+{tail}
+"""
+
+
+@pytest.mark.parametrize(
+    "marker, tail, lines",
+    [
+        # cells run in order: the call in cell 3 sees the first model only
+        ("# %%", "print(model)", [2]),
+        # called again after the second binding: both reach a call
+        ("# %%", "show()", [2, 8]),
+        # handed on: whoever gets it may call it any time
+        ("# %%", "callbacks = [show]", [2, 8]),
+        # a plain script: another module may import it and call it after the module ran
+        ("#", "print(model)", [2, 8]),
+    ],
+)
+def test_a_notebook_function_sees_the_globals_reaching_its_calls(marker, tail, lines):
+    ctx = context(NOTEBOOK_GLOBALS.format(marker=marker, tail=tail))
+    sem = ctx.shared(SemanticModel)
+    read = find(ctx, cst.Return, "return model").value
+    found = sem.lookup_name(read)
+    assert sorted(ctx.position(b.statement).start.line for b in found) == lines

@@ -205,3 +205,14 @@ def declared_type(binding: Binding) -> Optional[cst.BaseExpression]:
     if isinstance(annotation, cst.Subscript):
         annotation = annotation.value
     return annotation if isinstance(annotation, (cst.Name, cst.Attribute)) else None
+
+
+def binding_input(binding: Binding) -> Optional[cst.CSTNode]:
+    """What a binding's new value is computed from."""
+    if binding.source is not None:
+        return binding.source
+    if binding.value is not None:
+        return binding.value
+    if binding.kind is BindingKind.MUTATION:
+        return binding.statement
+    return None

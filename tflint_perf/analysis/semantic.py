@@ -35,6 +35,7 @@ from __future__ import annotations
 from typing import Dict, Iterator, List, Optional, Set, Tuple, Union, cast
 
 from tflint_perf.analysis.binder import Binder
+from tflint_perf.analysis.cell_order import in_cells
 from tflint_perf.analysis.scopes import (
     COMPREHENSIONS,
     CONDITIONAL,
@@ -78,6 +79,8 @@ class SemanticModel:
         self._loops: Dict[cst.CSTNode, Tuple[Union[cst.For, cst.While], ...]] = {}
         self._looked_up: Optional[Dict[cst.CSTNode, List[Binding]]] = None  # lookup_name's
         self._reads_by_name: Optional[Dict[str, List[cst.Name]]] = None  # see references()
+        self._module_calls: dict = {}  # see cell_order.py
+        self._in_cells = in_cells(ctx)
         binder = Binder(self)
         binder.bind()
         # class node -> attribute name -> bindings made through ``self.<name> = ...``
@@ -312,12 +315,22 @@ class SemanticModel:
                 outer = outer.parent
                 continue
             found = outer.bindings.get(name)
+            if found and outer is self.module_scope and scope.kind is ScopeKind.COMPREHENSION:
+                return self._reaching(found, at, position)
+            if found and outer is scope.parent is self.module_scope and self._in_cells:
+                return self._at_module_calls(found, scope.node) or list(found)
             if found:
-                if outer is self.module_scope and scope.kind is ScopeKind.COMPREHENSION:
-                    return self._reaching(found, at, position)
                 return list(found)
             outer = outer.parent
         return []
+
+    def _at_module_calls(self, found: List[Binding], func) -> List[Binding]:
+        """A notebook function's global: what reaches its calls (``cell_order.py``)."""
+        from tflint_perf.analysis.cell_order import module_calls
+
+        calls = module_calls(self, func) if isinstance(func, cst.FunctionDef) else None
+        out = [b for c in calls or () for b in self._reaching(found, c, self.ctx.span(c)[0])]
+        return list({id(b): b for b in out}.values())
 
     def _reaching(self, found: List[Binding], at: cst.CSTNode, position: int) -> List[Binding]:
         before = [b for b in found if b.position < position]
@@ -476,36 +489,11 @@ class SemanticModel:
         return varying
 
     def derived(self, region: cst.CSTNode, source: cst.CSTNode) -> Set[str]:
-        """Names bound in ``region`` whose value is computed from ``source`` (an
-        expression inside it), directly or through other such names; what an
-        ``if`` on a derived value chooses is derived too."""
-        bindings = self.bindings_in(region)
-        derived: Set[str] = set()
-        for binding in bindings:
-            if self.ctx.contains(binding.statement, source) and binding.statement is not region:
-                derived.add(binding.name.split(".", 1)[0])
-        tests = [
-            (node, set(self.reads(node.test)))
-            for node in self.ctx.nodes(cst.If)
-            if self.ctx.contains(region, node)
-        ]
-        changed = True
-        while changed:
-            changed = False
-            for binding in bindings:
-                root = binding.name.split(".", 1)[0]
-                if root in derived:
-                    continue
-                made_from = _binding_input(binding)
-                inputs = set(self.reads(made_from)) if made_from is not None else set()
-                chosen = any(
-                    names & derived and self.ctx.contains(node, binding.statement)
-                    for node, names in tests
-                )
-                if inputs & derived or chosen:
-                    derived.add(root)
-                    changed = True
-        return derived
+        """Names bound in ``region`` whose value is computed from ``source``
+        (``dataflow.derived``)."""
+        from tflint_perf.analysis.dataflow import derived
+
+        return derived(self, region, source)
 
     def computed_from(self, region: cst.CSTNode, expr: cst.CSTNode) -> Set[str]:
         """Names ``expr`` is computed from, through the bindings ``region`` makes
@@ -546,17 +534,6 @@ class SemanticModel:
             for node in self._reads_by_name.get(binding.name, ())
             if any(found is binding for found in self.lookup(binding.name, node))
         ]
-
-
-def _binding_input(binding: Binding) -> Optional[cst.CSTNode]:
-    """What a binding's new value is computed from."""
-    if binding.source is not None:
-        return binding.source
-    if binding.value is not None:
-        return binding.value
-    if binding.kind is BindingKind.MUTATION:
-        return binding.statement
-    return None
 
 
 def _same_scope(parent: cst.CSTNode, node: cst.CSTNode) -> bool:
