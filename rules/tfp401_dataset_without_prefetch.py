@@ -34,7 +34,7 @@ class DatasetWithoutPrefetch(Rule):
     prefetch makes it no longer the last step (the map runs when the
     consumer asks for a batch); batching or shuffling after it, with no map
     since, only stacks prepared tensors and does not, nor does a map that only
-    picks parts of each element (`map(lambda x, y: x)`). Real work means
+    picks parts of each element (`map(lambda x, y: x)`, `map(lambda x, y: (x[:, :n], y))`). Real work means
     reading record files (`TFRecordDataset`, `TextLineDataset`, ...),
     Python code per element (`from_generator`), or a `map`/`interleave`
     whose function decodes, parses, reads files, processes images or
