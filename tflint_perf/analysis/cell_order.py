@@ -25,14 +25,21 @@ def in_cells(ctx) -> bool:
     return ctx.cells is not None or _CELL_LINE.search(ctx.source) is not None
 
 
+class _Known(dict):
+    """``module_calls``'s answers, one per file (``ctx.shared``)."""
+
+    def __init__(self, ctx) -> None:
+        super().__init__()
+
+
 def module_calls(sem, func: cst.FunctionDef) -> Optional[List[cst.Call]]:
     """The calls of ``func`` when they all are at the module's top level (None
     otherwise, or when it is never called)."""
-    known = sem._module_calls.get(func, False)
-    if known is not False:
-        return known
-    sem._module_calls[func] = None  # while this is worked out (a call in a call)
     ctx = sem.ctx
+    known = ctx.shared(_Known)
+    if func in known:
+        return known[func]
+    known[func] = None  # while this is worked out (a call in a call)
     found = [b for b in sem.definitions(func.name.value) if b.statement is func]
     calls: Optional[List[cst.Call]] = [] if len(found) == 1 else None
     for read in sem.references(found[0]) if calls is not None else ():
@@ -45,5 +52,5 @@ def module_calls(sem, func: cst.FunctionDef) -> Optional[List[cst.Call]]:
             calls = None
         if calls is None:
             break
-    sem._module_calls[func] = calls or None
-    return sem._module_calls[func]
+    known[func] = calls or None
+    return known[func]

@@ -79,7 +79,6 @@ class SemanticModel:
         self._loops: Dict[cst.CSTNode, Tuple[Union[cst.For, cst.While], ...]] = {}
         self._looked_up: Optional[Dict[cst.CSTNode, List[Binding]]] = None  # lookup_name's
         self._reads_by_name: Optional[Dict[str, List[cst.Name]]] = None  # see references()
-        self._module_calls: dict = {}  # see cell_order.py
         self._in_cells = in_cells(ctx)
         binder = Binder(self)
         binder.bind()
